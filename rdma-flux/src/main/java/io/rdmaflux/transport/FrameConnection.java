@@ -1,0 +1,53 @@
+package io.rdmaflux.transport;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.protocol.FrameType;
+import java.nio.ByteBuffer;
+
+/**
+ * One connection of a transport, as the protocol engine sees it: a duplex pipe of frames with a
+ * fixed ring of receive slots and a fixed number of send slots.
+ *
+ * <p>The engine owns flow control: it sends a data frame only while it holds a credit from the
+ * peer (a free receive slot over there) and a free send slot here. A transport may therefore
+ * assume that a data frame always finds a receive slot; one that does not is a protocol error.
+ * Control frames are small and never limited by credits; each transport keeps room for them.
+ *
+ * <p>All methods may be called from any thread and never block.
+ */
+public interface FrameConnection {
+
+    /** Starts delivering frames to {@code handler}. Called once, before any send. */
+    void start(FrameHandler handler);
+
+    /** Queues a control frame; the payload (position to limit) is copied before returning. */
+    void sendControl(FrameType type, ByteBuffer payload);
+
+    /**
+     * Queues a data frame. The transport takes ownership of the chunk and releases it once it
+     * no longer needs its bytes, then calls {@link FrameHandler#onSendSlotFree()}.
+     * The chunk holds at most {@link #maxFramePayload()} bytes.
+     */
+    void sendData(Chunk payload);
+
+    /** Data frames that may be in flight in this transport at once. */
+    int sendSlots();
+
+    /** Size of this side's receive ring: the credits the peer starts with. */
+    int receiveSlots();
+
+    /** Largest data payload a receive slot holds, in bytes. */
+    int maxFramePayload();
+
+    /** Which transport this is, for messages and {@code -v}. */
+    TransportKind kind();
+
+    /** A short description for messages, such as {@code tcp 127.0.0.1:7691}. */
+    String describe();
+
+    /**
+     * Closes the connection once queued frames have been written (or at once, if that cannot
+     * be done), releasing every slot and resource. Idempotent.
+     */
+    void close();
+}

@@ -1,0 +1,33 @@
+package io.rdmaflux.transport;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.protocol.FrameType;
+import java.nio.ByteBuffer;
+
+/**
+ * What a transport delivers to the protocol engine. A transport calls these methods from its
+ * own I/O thread, one call at a time for a given connection, and never blocks in them.
+ */
+public interface FrameHandler {
+
+    /**
+     * A control frame (any type but {@link FrameType#DATA}). The payload is only valid during
+     * the call; copy what must be kept.
+     */
+    void onControlFrame(FrameType type, ByteBuffer payload);
+
+    /**
+     * A data frame, as a lease on one receive slot. The engine releases it exactly once;
+     * releasing it returns the slot to the ring (on RDMA: posts its receive again).
+     */
+    void onDataFrame(Chunk payload);
+
+    /** A data frame handed to {@link FrameConnection#sendData} has left its send slot. */
+    void onSendSlotFree();
+
+    /**
+     * The connection is gone. {@code cause} is null when the peer closed it in an orderly
+     * way, which the engine treats as truncation unless the stream had already ended.
+     */
+    void onClosed(Throwable cause);
+}

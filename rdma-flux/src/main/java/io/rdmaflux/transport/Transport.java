@@ -1,0 +1,28 @@
+package io.rdmaflux.transport;
+
+import java.net.InetSocketAddress;
+import java.util.function.Consumer;
+import reactor.core.publisher.Mono;
+
+/**
+ * A way to carry frames between two hosts. The protocol engine is the same over every
+ * transport; a transport only moves frames and manages its slots.
+ */
+public interface Transport {
+
+    /** Which transport this is. */
+    TransportKind kind();
+
+    /** Null when this transport can be used here, otherwise a one-line reason why not. */
+    String unavailableReason();
+
+    /** Connects to a listening peer; fails with a {@code ProtocolException} of code CONNECT. */
+    Mono<FrameConnection> connect(InetSocketAddress address, TransportOptions options);
+
+    /**
+     * Listens on {@code address}; each accepted connection is given to {@code acceptor}, which
+     * must call {@link FrameConnection#start} on it.
+     */
+    Mono<TransportServer> listen(InetSocketAddress address, TransportOptions options,
+                                 Consumer<FrameConnection> acceptor);
+}

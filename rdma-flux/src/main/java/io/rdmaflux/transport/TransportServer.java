@@ -1,0 +1,14 @@
+package io.rdmaflux.transport;
+
+import java.net.InetSocketAddress;
+import reactor.core.Disposable;
+
+/** A listening endpoint of a transport; disposing it stops accepting and frees the port. */
+public interface TransportServer extends Disposable {
+
+    /** The address actually bound (the port is resolved when 0 was asked for). */
+    InetSocketAddress address();
+
+    /** Which transport listens here. */
+    TransportKind kind();
+}
