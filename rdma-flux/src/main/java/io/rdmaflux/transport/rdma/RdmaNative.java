@@ -1,0 +1,255 @@
+package io.rdmaflux.transport.rdma;
+
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * Gets the project's native half of DiSNI ({@code libdisni.so}, built from
+ * {@code src/main/native}) loaded before DiSNI's {@code NativeDispatcher} initialises, and says
+ * whether RDMA can be used here, with a one-line reason when it cannot.
+ *
+ * <p>DiSNI's {@code NativeDispatcher} calls {@code System.loadLibrary("disni")} in its static
+ * initialiser, which only searches {@code java.library.path} as it was when the JVM started.
+ * Where the library is found, in order:
+ * <ol>
+ *   <li>the file named by the system property {@code rdmaflux.native.lib};</li>
+ *   <li>{@code libdisni.so} in a directory of {@code java.library.path} (launchers may pass
+ *       {@code -Djava.library.path=<dir>});</li>
+ *   <li>the copy packaged in the jar at {@code native/linux-x86_64/libdisni.so}: it is copied to
+ *       a private temporary directory (mode 700, deleted at exit), loaded, and that directory is
+ *       appended to the JVM's search list so that DiSNI's own {@code loadLibrary} finds the
+ *       same, already loaded file. That last step uses JDK internals; where a future JDK refuses
+ *       it, the reason says to pass {@code -Djava.library.path}.</li>
+ * </ol>
+ *
+ * <p>Every method is safe to call from any thread; the work happens once.
+ */
+public final class RdmaNative {
+
+    /** Where Maven's native-rdma profile puts the library inside the jar. */
+    public static final String RESOURCE = "/native/linux-x86_64/libdisni.so";
+
+    /** System property naming an explicit libdisni.so to load. */
+    public static final String LIB_PROPERTY = "rdmaflux.native.lib";
+
+    private static final String DISPATCHER = "com.ibm.disni.verbs.impl.NativeDispatcher";
+    private static final String LIB_FILE = "libdisni.so";
+
+    private static volatile String reason;
+    private static volatile boolean probed;
+    private static volatile String loadedFrom;
+
+    private RdmaNative() {
+    }
+
+    /** Null when RDMA is usable here, otherwise one line saying what is missing. */
+    public static String unavailableReason() {
+        probe();
+        return reason;
+    }
+
+    /** Whether the native library is loaded and an RDMA device is present. */
+    public static boolean isAvailable() {
+        return unavailableReason() == null;
+    }
+
+    /** Where the native library was loaded from, or null when it was not. */
+    public static String loadedFrom() {
+        probe();
+        return loadedFrom;
+    }
+
+    /**
+     * Makes sure the native library is loaded and a device present.
+     *
+     * @throws ProtocolException of code {@link ErrorCode#TRANSPORT_UNAVAILABLE} with the reason
+     */
+    public static void ensureAvailable() {
+        String r = unavailableReason();
+        if (r != null) {
+            throw new ProtocolException(ErrorCode.TRANSPORT_UNAVAILABLE, "RDMA unavailable: " + r);
+        }
+    }
+
+    private static void probe() {
+        if (probed) {
+            return;
+        }
+        synchronized (RdmaNative.class) {
+            if (!probed) {
+                reason = load();
+                if (reason == null) {
+                    reason = deviceProblem();
+                }
+                probed = true;
+            }
+        }
+    }
+
+    /** Loads the library and initialises DiSNI's dispatcher; returns a reason or null. */
+    private static String load() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
+            return "RDMA needs Linux on x86-64 (this is " + os + " " + arch + ")";
+        }
+        try {
+            String explicit = System.getProperty(LIB_PROPERTY);
+            if (explicit != null && !explicit.isBlank()) {
+                Path p = Path.of(explicit).toAbsolutePath();
+                if (!Files.isRegularFile(p)) {
+                    return "native library missing: " + LIB_PROPERTY + " names " + p + ", which does not exist";
+                }
+                String r = loadFile(p);
+                if (r != null) {
+                    return r;
+                }
+                if (!onSearchPath(p.getParent())) {
+                    appendToSearchPath(p.getParent());
+                }
+            } else if (findOnLibraryPath() != null) {
+                Path p = findOnLibraryPath();
+                String r = loadFile(p);
+                if (r != null) {
+                    return r;
+                }
+            } else {
+                Path p = extract();
+                if (p == null) {
+                    return "native library missing (this build has no libdisni.so; build on a machine "
+                            + "with libibverbs-dev and librdmacm-dev installed)";
+                }
+                String r = loadFile(p);
+                if (r != null) {
+                    return r;
+                }
+                appendToSearchPath(p.getParent());
+            }
+            // Runs DiSNI's System.loadLibrary("disni"), which now finds the loaded file.
+            Class.forName(DISPATCHER, true, RdmaNative.class.getClassLoader());
+            return null;
+        } catch (UnsatisfiedLinkError | ExceptionInInitializerError | NoClassDefFoundError e) {
+            String msg = String.valueOf(e.getMessage());
+            return "native library missing: DiSNI could not load libdisni (" + firstLine(msg)
+                    + "); pass -Djava.library.path=<directory holding libdisni.so>";
+        } catch (ClassNotFoundException e) {
+            return "DiSNI is not on the class path";
+        } catch (IOException | RuntimeException e) {
+            return "native library missing: " + firstLine(String.valueOf(e.getMessage()));
+        }
+    }
+
+    private static String loadFile(Path p) {
+        try {
+            System.load(p.toString());
+            loadedFrom = p.toString();
+            return null;
+        } catch (UnsatisfiedLinkError e) {
+            String msg = String.valueOf(e.getMessage());
+            if (msg.contains("libibverbs")) {
+                return "libibverbs not installed (Debian: apt-get install ibverbs-providers libibverbs1)";
+            }
+            if (msg.contains("librdmacm")) {
+                return "librdmacm not installed (Debian: apt-get install librdmacm1)";
+            }
+            return "native library unusable: " + firstLine(msg);
+        }
+    }
+
+    private static Path findOnLibraryPath() {
+        String lp = System.getProperty("java.library.path", "");
+        for (String dir : lp.split(File.pathSeparator)) {
+            if (!dir.isEmpty()) {
+                Path p = Path.of(dir, LIB_FILE);
+                if (Files.isRegularFile(p)) {
+                    return p.toAbsolutePath();
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean onSearchPath(Path dir) {
+        String lp = System.getProperty("java.library.path", "");
+        return Arrays.stream(lp.split(File.pathSeparator)).anyMatch(d -> !d.isEmpty() && Path.of(d).toAbsolutePath().equals(dir));
+    }
+
+    private static Path extract() throws IOException {
+        try (InputStream in = RdmaNative.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                return null;
+            }
+            Path dir = Files.createTempDirectory("rdma-flux-native-",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Path lib = dir.resolve(LIB_FILE);
+            Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
+            // The mapping stays valid after unlink; delete at exit keeps /tmp clean.
+            lib.toFile().deleteOnExit();
+            dir.toFile().deleteOnExit();
+            return lib;
+        }
+    }
+
+    /**
+     * Appends {@code dir} to the JVM's own copy of {@code java.library.path}, which it read once
+     * at start-up, so that a later {@code System.loadLibrary("disni")} resolves to the file
+     * already loaded from there. Needs no command-line flag; uses sun.misc.Unsafe reflectively.
+     */
+    private static void appendToSearchPath(Path dir) {
+        try {
+            Class<?> paths = Class.forName("jdk.internal.loader.NativeLibraries$LibraryPaths");
+            Field userPaths = paths.getDeclaredField("USER_PATHS");
+            Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
+            Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
+            theUnsafe.setAccessible(true);
+            Object unsafe = theUnsafe.get(null);
+            unsafeClass.getMethod("ensureClassInitialized", Class.class).invoke(unsafe, paths);
+            Object base = unsafeClass.getMethod("staticFieldBase", Field.class).invoke(unsafe, userPaths);
+            long offset = (Long) unsafeClass.getMethod("staticFieldOffset", Field.class).invoke(unsafe, userPaths);
+            Method get = unsafeClass.getMethod("getObjectVolatile", Object.class, long.class);
+            Method put = unsafeClass.getMethod("putObjectVolatile", Object.class, long.class, Object.class);
+            String[] old = (String[]) get.invoke(unsafe, base, offset);
+            String[] grown = Arrays.copyOf(old, old.length + 1);
+            grown[old.length] = dir.toString();
+            put.invoke(unsafe, base, offset, grown);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            // Class.forName(DISPATCHER) then fails and the reason names -Djava.library.path.
+        }
+    }
+
+    /** Checks for an RDMA device and the connection manager's device file. */
+    private static String deviceProblem() {
+        File ib = new File("/sys/class/infiniband");
+        String[] devices = ib.list();
+        if (devices == null || devices.length == 0) {
+            return "no RDMA device (/sys/class/infiniband is empty; for Soft-RoCE: "
+                    + "modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <interface>)";
+        }
+        if (!new File("/dev/infiniband/rdma_cm").exists()) {
+            return "RDMA connection manager unavailable (/dev/infiniband/rdma_cm missing: modprobe rdma_ucm)";
+        }
+        return null;
+    }
+
+    private static String firstLine(String s) {
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    /** Prints the verdict; for {@code rdflux doctor} and quick checks. */
+    public static void main(String[] args) {
+        String r = unavailableReason();
+        System.out.println(r == null ? "rdma: usable (libdisni from " + loadedFrom() + ")" : "rdma: unavailable: " + r);
+    }
+}
