@@ -1,0 +1,149 @@
+package io.rdmaflux.channel;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.engine.SenderSession;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.StreamMetadata;
+import io.rdmaflux.transport.FrameConnection;
+import io.rdmaflux.transport.Transport;
+import io.rdmaflux.transport.TransportKind;
+import io.rdmaflux.transport.Transports;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+import reactor.util.retry.Retry;
+
+/**
+ * The sending side of a channel: connects to a {@link FluxReceiver} and sends one stream.
+ * Immutable; each setter returns a configured copy, as reactor-netty's clients do.
+ *
+ * <pre>{@code
+ * Mono<Void> done = FluxSender.create()
+ *         .host("backup").port(7691).key(secret)
+ *         .send(Flux.just(ByteBuffer.wrap(bytes)));
+ * }</pre>
+ *
+ * <p>The returned {@code Mono} completes only when the receiver has confirmed the whole stream
+ * (its END_ACK), after its application finished with the data. Buffers given to {@code send}
+ * belong to the channel from then on: do not modify them.
+ */
+public final class FluxSender {
+
+    private static final Logger log = Loggers.getLogger(FluxSender.class);
+    private static final Duration RETRY_DELAY = Duration.ofMillis(200);
+
+    private final String host;
+    private final int port;
+    private final byte[] key;
+    private final TransportKind kind;
+    private final Transport transport;
+    private final ChannelOptions options;
+
+    private FluxSender(String host, int port, byte[] key, TransportKind kind, Transport transport, ChannelOptions options) {
+        this.host = host;
+        this.port = port;
+        this.key = key;
+        this.kind = kind;
+        this.transport = transport;
+        this.options = options;
+    }
+
+    /** A sender to localhost:7691 with AUTO transport and default options; set at least the key. */
+    public static FluxSender create() {
+        return new FluxSender("localhost", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults());
+    }
+
+    public FluxSender host(String host) {
+        return new FluxSender(Objects.requireNonNull(host), port, key, kind, transport, options);
+    }
+
+    public FluxSender port(int port) {
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port must be between 1 and 65535, was " + port);
+        }
+        return new FluxSender(host, port, key, kind, transport, options);
+    }
+
+    /** The shared key; both sides must use the same bytes. */
+    public FluxSender key(byte[] key) {
+        return new FluxSender(host, port, key.clone(), kind, transport, options);
+    }
+
+    /** The shared key as text (UTF-8), as rdma-pipe's tools take it. */
+    public FluxSender key(String key) {
+        return key(key.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public FluxSender transport(TransportKind kind) {
+        return new FluxSender(host, port, key, Objects.requireNonNull(kind), null, options);
+    }
+
+    /** Uses this transport instance (the in-memory one in tests, say). */
+    public FluxSender transport(Transport transport) {
+        return new FluxSender(host, port, key, transport.kind(), transport, options);
+    }
+
+    public FluxSender options(ChannelOptions options) {
+        return new FluxSender(host, port, key, kind, transport, Objects.requireNonNull(options));
+    }
+
+    /** Sends plain buffers as one stream with no metadata. */
+    public Mono<Void> send(Publisher<ByteBuffer> data) {
+        return send(StreamMetadata.empty(), session -> Flux.from(data).map(Chunk::wrap));
+    }
+
+    /**
+     * Sends one stream. {@code body} is called once the receiver is authenticated, with the
+     * session (codec stages derive their keys from it), and returns the chunks to send; each
+     * chunk is released once its bytes have left this host.
+     */
+    public Mono<Void> send(StreamMetadata metadata, Function<Session, ? extends Publisher<Chunk>> body) {
+        if (key == null) {
+            return Mono.error(new IllegalStateException("no key set"));
+        }
+        return connect().flatMap(c -> new SenderSession(c, key, options, metadata, body).run());
+    }
+
+    /** Connects, retrying refused connections until the connect timeout passes. */
+    private Mono<FrameConnection> connect() {
+        return Mono.defer(() -> {
+            InetSocketAddress address = new InetSocketAddress(host, port);
+            if (address.isUnresolved()) {
+                return Mono.error(new ProtocolException(ErrorCode.CONNECT, "cannot resolve host '" + host + "'"));
+            }
+            List<Transport> candidates = transport != null ? List.of(transport) : Transports.select(kind);
+            long attempts = Math.max(1, options.connectTimeout().toMillis() / RETRY_DELAY.toMillis());
+            return attempt(candidates, 0, address, options)
+                    .retryWhen(Retry.fixedDelay(attempts, RETRY_DELAY)
+                            .filter(e -> e instanceof ProtocolException pe && pe.code() == ErrorCode.CONNECT)
+                            .onRetryExhaustedThrow((spec, signal) -> new ProtocolException(ErrorCode.CONNECT,
+                                    signal.failure().getMessage() + " (gave up after "
+                                            + options.connectTimeout().toSeconds() + " s)")))
+                    .doOnNext(c -> log.info("connected over {}", c.describe()));
+        });
+    }
+
+    /** Tries each transport in turn; the last one's failure is the one reported. */
+    private static Mono<FrameConnection> attempt(List<Transport> candidates, int i, InetSocketAddress address,
+                                                ChannelOptions options) {
+        Transport t = candidates.get(i);
+        Mono<FrameConnection> m = t.connect(address, options.transportOptions());
+        if (i + 1 < candidates.size()) {
+            m = m.onErrorResume(e -> {
+                log.info("{} connect to {} failed ({}); trying the next transport", t.kind(), address, e.getMessage());
+                return attempt(candidates, i + 1, address, options);
+            });
+        }
+        return m;
+    }
+}

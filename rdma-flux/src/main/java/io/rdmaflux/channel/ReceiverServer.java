@@ -1,0 +1,16 @@
+package io.rdmaflux.channel;
+
+import io.rdmaflux.transport.TransportKind;
+import java.net.InetSocketAddress;
+import java.util.List;
+import reactor.core.Disposable;
+
+/** A bound {@link FluxReceiver}: accepts streams until disposed. */
+public interface ReceiverServer extends Disposable {
+
+    /** The address bound (with the actual port when 0 was asked for). */
+    InetSocketAddress address();
+
+    /** The transports listening, in order of preference. */
+    List<TransportKind> transports();
+}

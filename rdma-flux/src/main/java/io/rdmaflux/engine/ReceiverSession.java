@@ -1,0 +1,278 @@
+package io.rdmaflux.engine;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.channel.InboundStream;
+import io.rdmaflux.channel.Session;
+import io.rdmaflux.protocol.ControlFrames;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.FrameType;
+import io.rdmaflux.protocol.Hello;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.StreamChecksum;
+import io.rdmaflux.protocol.StreamMetadata;
+import io.rdmaflux.transport.FrameConnection;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.core.publisher.Sinks;
+import reactor.util.concurrent.Queues;
+
+/**
+ * The receiving end of one stream: handshake, then data frames into a bounded queue that the
+ * application drains at its own pace, credits back to the sender as slots are released, and
+ * the END frame's count and checksum verified before the stream may complete.
+ *
+ * <p>The application's handler gets an {@link InboundStream} and returns a {@code Publisher<Void>}
+ * that completes when it has finished with the data (written and closed a file, say). Only
+ * then does the sender get its END_ACK, so a sender's success means the receiver's consumer
+ * succeeded too.
+ */
+public final class ReceiverSession extends SessionBase {
+
+    private static final Sinks.EmitFailureHandler RETRY =
+            Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(2));
+
+    private final Function<? super InboundStream, ? extends Publisher<Void>> handler;
+    private final Sinks.One<Session> accepted = Sinks.one();
+    private final Sinks.One<Void> result = Sinks.one();
+    private final StreamChecksum checksum = new StreamChecksum();
+    private final AtomicInteger creditsToReturn = new AtomicInteger();
+    private final AtomicBoolean subscribed = new AtomicBoolean();
+    private final int creditBatch;
+    private final Sinks.Many<Chunk> inbound;
+
+    private volatile Hello peerHello;
+    private volatile boolean streamStarted;
+    private volatile boolean endVerified;
+    private volatile boolean handlerDone;
+
+    public ReceiverSession(FrameConnection connection, byte[] key, ChannelOptions options,
+                           Function<? super InboundStream, ? extends Publisher<Void>> handler) {
+        super(connection, key, options);
+        this.handler = handler;
+        // Credits bound what can arrive to the ring size, so this queue never overflows
+        // unless the sender breaks the credit rule.
+        this.inbound = Sinks.many().unicast().onBackpressureBuffer(
+                Queues.<Chunk>get(connection.receiveSlots() + 1).get());
+        this.creditBatch = Math.max(1, connection.receiveSlots() / 4);
+    }
+
+    /** Starts the session: sends HELLO and waits for the sender. */
+    public ReceiverSession start() {
+        begin(new Hello(Hello.Role.RECEIVER, localNonce, connection.maxFramePayload(),
+                connection.receiveSlots()).encode());
+        return this;
+    }
+
+    /** Completes with the session once the sender has authenticated and sent its metadata. */
+    public Mono<Session> accepted() {
+        return accepted.asMono();
+    }
+
+    /** Completes when the stream was received whole and the handler finished; errors otherwise. */
+    public Mono<Void> result() {
+        return result.asMono();
+    }
+
+    /** Whether the peer has proven to be an rdma-flux sender (a valid HELLO arrived). */
+    public boolean peerIdentified() {
+        return peerHello != null;
+    }
+
+    @Override
+    void onControl(FrameType type, ByteBuffer payload) {
+        switch (type) {
+            case HELLO -> onHello(Hello.decode(payload));
+            case AUTH -> onAuth(ControlFrames.decodeAuth(payload));
+            case METADATA -> onMetadata(StreamMetadata.decode(payload));
+            case END -> onEnd(ControlFrames.decodeEnd(payload));
+            default -> throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected " + type + " frame from sender");
+        }
+    }
+
+    private void onHello(Hello hello) {
+        if (peerHello != null || hello.role() != Hello.Role.SENDER) {
+            throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected HELLO from " + connection.describe());
+        }
+        peerHello = hello;
+    }
+
+    private void onAuth(byte[] proof) {
+        if (peerHello == null || isAuthenticated()) {
+            throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected AUTH from sender");
+        }
+        if (!authenticator.verify(Hello.Role.SENDER, peerHello.nonce(), localNonce, proof)) {
+            throw new ProtocolException(ErrorCode.AUTHENTICATION,
+                    "authentication failed: the sender at " + connection.describe() + " used a different key");
+        }
+        markAuthenticated();
+        send(FrameType.AUTH, ByteBuffer.wrap(authenticator.proof(Hello.Role.RECEIVER, peerHello.nonce(), localNonce)));
+    }
+
+    private void onMetadata(StreamMetadata metadata) {
+        if (!isAuthenticated() || streamStarted) {
+            throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected METADATA from sender");
+        }
+        streamStarted = true;
+        Session session = new Session(peerHello.nonce(), localNonce, connection.kind(), connection.describe(), metadata);
+        accepted.tryEmitValue(session);
+        Publisher<Void> done;
+        try {
+            done = handler.apply(new Stream(session));
+        } catch (RuntimeException e) {
+            throw new ProtocolException(ErrorCode.SINK_FAILED, describe(e), e);
+        }
+        Mono.from(done).subscribe(null, this::onHandlerError, this::onHandlerComplete);
+    }
+
+    @Override
+    public void onDataFrame(Chunk payload) {
+        heard();
+        if (isFinished() || !streamStarted) {
+            payload.release();
+            if (!isFinished()) {
+                fail(new ProtocolException(ErrorCode.PROTOCOL, "DATA before METADATA"));
+            }
+            return;
+        }
+        checksum.update(payload.buffer());
+        Chunk lease = Chunk.of(payload.buffer(), () -> {
+            payload.release();
+            returnCredit();
+        });
+        if (inbound.tryEmitNext(lease) != Sinks.EmitResult.OK) {
+            lease.releaseQuietly();
+            if (!isFinished()) {
+                fail(new ProtocolException(ErrorCode.PROTOCOL, "sender exceeded its credits"));
+            }
+        }
+    }
+
+    /** A slot came back: credits go to the sender in batches to keep control traffic small. */
+    private void returnCredit() {
+        int n = creditsToReturn.incrementAndGet();
+        if (n >= creditBatch && !isFinished() && !endVerified) {
+            int grant = creditsToReturn.getAndSet(0);
+            if (grant > 0) {
+                send(FrameType.CREDIT, ControlFrames.credit(grant));
+            }
+        }
+    }
+
+    private void onEnd(ControlFrames.End end) {
+        if (!streamStarted) {
+            throw new ProtocolException(ErrorCode.PROTOCOL, "END before METADATA");
+        }
+        if (end.bytes() != checksum.bytes()) {
+            throw new ProtocolException(ErrorCode.TRUNCATED, "stream incomplete: the sender sent " + end.bytes()
+                    + " bytes but " + checksum.bytes() + " arrived");
+        }
+        if (end.crc() != checksum.crc()) {
+            throw new ProtocolException(ErrorCode.CHECKSUM, "checksum mismatch: the " + checksum.bytes()
+                    + " bytes received differ from those sent");
+        }
+        endVerified = true;
+        inbound.emitComplete(RETRY);
+        maybeAcknowledge();
+    }
+
+    private void onHandlerComplete() {
+        handlerDone = true;
+        if (!endVerified) {
+            fail(new ProtocolException(ErrorCode.CANCELLED, "receiver stopped reading " + progress()));
+            return;
+        }
+        maybeAcknowledge();
+    }
+
+    private void onHandlerError(Throwable t) {
+        handlerDone = true;
+        fail(ProtocolException.wrap(t, ErrorCode.SINK_FAILED));
+    }
+
+    private void maybeAcknowledge() {
+        if (endVerified && handlerDone && !isFinished()) {
+            send(FrameType.END_ACK, ControlFrames.endAck(checksum.bytes()));
+            if (succeed()) {
+                result.tryEmitEmpty();
+            }
+        }
+    }
+
+    @Override
+    public void onSendSlotFree() {
+        // The receiver sends no data frames.
+    }
+
+    @Override
+    String peerRole() {
+        return "sender";
+    }
+
+    @Override
+    String progress() {
+        return "after " + checksum.bytes() + " bytes were received";
+    }
+
+    @Override
+    void onFailed(ProtocolException error) {
+        inbound.emitError(error, RETRY);
+        releaseUnclaimed();
+        accepted.tryEmitError(error);
+        result.tryEmitError(error);
+    }
+
+    /** If the application never subscribed, nobody will release what is queued: drain it here. */
+    private void releaseUnclaimed() {
+        if (subscribed.compareAndSet(false, true)) {
+            inbound.asFlux().subscribe(Chunk::releaseQuietly, e -> { });
+        }
+    }
+
+    private final class Stream implements InboundStream {
+
+        private final Session session;
+
+        Stream(Session session) {
+            this.session = session;
+        }
+
+        @Override
+        public StreamMetadata metadata() {
+            return session.metadata();
+        }
+
+        @Override
+        public Session session() {
+            return session;
+        }
+
+        @Override
+        public Flux<ByteBuffer> receive() {
+            return receiveChunks().transform(Operators.<Chunk, ByteBuffer>lift((scannable, actual) -> new ReleaseAfterNext(actual)));
+        }
+
+        @Override
+        public Flux<Chunk> receiveChunks() {
+            return Flux.defer(() -> {
+                if (!subscribed.compareAndSet(false, true)) {
+                    return Flux.error(new IllegalStateException("an inbound stream can be subscribed to only once"));
+                }
+                return inbound.asFlux();
+            })
+            .doOnCancel(() -> {
+                if (!endVerified) {
+                    fail(new ProtocolException(ErrorCode.CANCELLED, "receiver cancelled the stream " + progress()));
+                }
+            })
+            .doOnDiscard(Chunk.class, Chunk::releaseQuietly);
+        }
+    }
+}

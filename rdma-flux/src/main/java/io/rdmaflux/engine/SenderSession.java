@@ -1,0 +1,274 @@
+package io.rdmaflux.engine;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.channel.Session;
+import io.rdmaflux.protocol.ControlFrames;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.FrameType;
+import io.rdmaflux.protocol.Hello;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.StreamChecksum;
+import io.rdmaflux.protocol.StreamMetadata;
+import io.rdmaflux.transport.FrameConnection;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * The sending end of one stream: handshake, then data frames paced by credits, then END, and
+ * success only when the receiver's END_ACK confirms the byte count.
+ *
+ * <p>Demand upstream is the smaller of the credits held and the free send slots, minus what
+ * was already requested, so a slow receiver slows the source and memory stays bounded. A chunk
+ * larger than the receiver's frame size is sent as several frames, one credit each.
+ */
+public final class SenderSession extends SessionBase {
+
+    private final StreamMetadata metadata;
+    private final Function<Session, ? extends Publisher<Chunk>> body;
+    private final Sinks.One<Void> result = Sinks.one();
+    private final StreamChecksum checksum = new StreamChecksum();
+    private final Upstream upstream = new Upstream();
+
+    // Flow state, guarded by "this".
+    private Hello peerHello;
+    private int credits;
+    private int inFlight;
+    private long requested;
+    private Chunk pending;
+    private AtomicInteger pendingRefs;
+    private boolean upstreamDone;
+    private boolean endSent;
+
+    public SenderSession(FrameConnection connection, byte[] key, ChannelOptions options, StreamMetadata metadata,
+                         Function<Session, ? extends Publisher<Chunk>> body) {
+        super(connection, key, options);
+        this.metadata = metadata;
+        this.body = body;
+    }
+
+    /** Runs the session; the Mono completes when the receiver confirmed the whole stream. */
+    public Mono<Void> run() {
+        return result.asMono()
+                .doOnSubscribe(s -> begin(new Hello(Hello.Role.SENDER, localNonce, options.frameSize(),
+                        options.receiveSlots()).encode()))
+                .doOnCancel(() -> fail(new ProtocolException(ErrorCode.CANCELLED, "sender cancelled the stream "
+                        + progress())));
+    }
+
+    @Override
+    void onControl(FrameType type, ByteBuffer payload) {
+        switch (type) {
+            case HELLO -> onHello(Hello.decode(payload));
+            case AUTH -> onAuth(ControlFrames.decodeAuth(payload));
+            case CREDIT -> onCredit(ControlFrames.decodeCredit(payload));
+            case END_ACK -> onEndAck(ControlFrames.decodeEndAck(payload));
+            default -> throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected " + type + " frame from receiver");
+        }
+    }
+
+    private synchronized void onHello(Hello hello) {
+        if (peerHello != null || hello.role() != Hello.Role.RECEIVER) {
+            throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected HELLO from " + connection.describe());
+        }
+        peerHello = hello;
+        send(FrameType.AUTH, ByteBuffer.wrap(authenticator.proof(Hello.Role.SENDER, localNonce, hello.nonce())));
+    }
+
+    private void onAuth(byte[] proof) {
+        Session session;
+        synchronized (this) {
+            if (peerHello == null || isAuthenticated()) {
+                throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected AUTH from receiver");
+            }
+            if (!authenticator.verify(Hello.Role.RECEIVER, localNonce, peerHello.nonce(), proof)) {
+                throw new ProtocolException(ErrorCode.AUTHENTICATION,
+                        "authentication failed: the receiver at " + connection.describe() + " does not know the key");
+            }
+            markAuthenticated();
+            credits = peerHello.receiveSlots();
+            send(FrameType.METADATA, metadata.encode());
+            session = new Session(localNonce, peerHello.nonce(), connection.kind(), connection.describe(), metadata);
+        }
+        Publisher<Chunk> source;
+        try {
+            source = body.apply(session);
+        } catch (RuntimeException e) {
+            throw new ProtocolException(ErrorCode.SOURCE_FAILED, describe(e), e);
+        }
+        source.subscribe(upstream);
+    }
+
+    private void onCredit(int n) {
+        synchronized (this) {
+            if (!isAuthenticated()) {
+                throw new ProtocolException(ErrorCode.PROTOCOL, "CREDIT before authentication");
+            }
+            credits += n;
+            if (credits > peerHello.receiveSlots()) {
+                throw new ProtocolException(ErrorCode.PROTOCOL, "receiver granted more credits than its ring holds");
+            }
+            drainPending();
+        }
+        pump();
+    }
+
+    @Override
+    public void onDataFrame(Chunk payload) {
+        payload.release();
+        fail(new ProtocolException(ErrorCode.PROTOCOL, "receiver sent a DATA frame"));
+    }
+
+    @Override
+    public void onSendSlotFree() {
+        synchronized (this) {
+            inFlight--;
+            drainPending();
+        }
+        pump();
+    }
+
+    private void onEndAck(long bytes) {
+        synchronized (this) {
+            if (!endSent) {
+                throw new ProtocolException(ErrorCode.PROTOCOL, "END_ACK before END");
+            }
+            if (bytes != checksum.bytes()) {
+                throw new ProtocolException(ErrorCode.CHECKSUM, "receiver confirmed " + bytes + " bytes, "
+                        + checksum.bytes() + " were sent");
+            }
+        }
+        if (succeed()) {
+            result.tryEmitEmpty();
+        }
+    }
+
+    /** Requests as many chunks as credits and send slots allow; never while a chunk is pending. */
+    private void pump() {
+        long want;
+        synchronized (this) {
+            if (isFinished() || upstreamDone || pending != null || !isAuthenticated()) {
+                return;
+            }
+            want = Math.min(credits, options.sendSlots() - inFlight) - requested;
+            if (want <= 0) {
+                return;
+            }
+            requested += want;
+        }
+        upstream.request(want);
+    }
+
+    /** Sends slices of the pending chunk while credits and send slots last. Caller holds the lock. */
+    private void drainPending() {
+        while (pending != null && credits > 0 && inFlight < options.sendSlots() && !isFinished()) {
+            ByteBuffer b = pending.buffer();
+            int len = Math.min(b.remaining(), peerHello.frameSize());
+            ByteBuffer slice = b.slice(b.position(), len);
+            b.position(b.position() + len);
+            Chunk whole = pending;
+            AtomicInteger refs = pendingRefs;
+            refs.incrementAndGet();
+            if (!b.hasRemaining()) {
+                pending = null;
+                pendingRefs = null;
+                dropSlicingReference(whole, refs);
+            }
+            checksum.update(slice);
+            credits--;
+            inFlight++;
+            noteSent();
+            connection.sendData(Chunk.of(slice, () -> dropSlicingReference(whole, refs)));
+        }
+        if (pending == null && upstreamDone && !endSent && !isFinished()) {
+            endSent = true;
+            send(FrameType.END, ControlFrames.end(checksum.bytes(), checksum.crc()));
+        }
+    }
+
+    /**
+     * A chunk cut into frames is released when its last slice has left the transport: each
+     * slice holds one reference, and slicing itself holds one until the last slice is cut.
+     */
+    private static void dropSlicingReference(Chunk whole, AtomicInteger refs) {
+        if (refs.decrementAndGet() == 0) {
+            whole.release();
+        }
+    }
+
+    private void onUpstreamNext(Chunk chunk) {
+        synchronized (this) {
+            requested--;
+            if (isFinished()) {
+                chunk.releaseQuietly();
+                return;
+            }
+            if (!chunk.buffer().hasRemaining()) {
+                chunk.release();
+            } else {
+                pending = chunk;
+                pendingRefs = new AtomicInteger(1);
+                drainPending();
+            }
+        }
+        pump();
+    }
+
+    private synchronized void onUpstreamComplete() {
+        upstreamDone = true;
+        drainPending();
+    }
+
+    @Override
+    String peerRole() {
+        return "receiver";
+    }
+
+    @Override
+    String progress() {
+        return "after " + checksum.bytes() + " bytes were sent";
+    }
+
+    @Override
+    void onFailed(ProtocolException error) {
+        upstream.cancel();
+        synchronized (this) {
+            if (pending != null) {
+                dropSlicingReference(pending, pendingRefs);
+                pending = null;
+                pendingRefs = null;
+            }
+        }
+        result.tryEmitError(error);
+    }
+
+    /** Subscribes to the application's data; its demand is driven by {@link #pump()}. */
+    private final class Upstream extends BaseSubscriber<Chunk> {
+
+        @Override
+        protected void hookOnSubscribe(Subscription subscription) {
+            pump();
+        }
+
+        @Override
+        protected void hookOnNext(Chunk chunk) {
+            onUpstreamNext(chunk);
+        }
+
+        @Override
+        protected void hookOnComplete() {
+            onUpstreamComplete();
+        }
+
+        @Override
+        protected void hookOnError(Throwable t) {
+            fail(ProtocolException.wrap(t, ErrorCode.SOURCE_FAILED));
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.rdmaflux.protocol;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The first frame each side sends.
+ *
+ * @param role         whether the peer sends or receives the stream
+ * @param nonce        32 random bytes, mixed into the authentication proofs and session keys
+ * @param frameSize    largest data payload the side accepts
+ * @param receiveSlots the side's receive ring size: the credits its peer starts with
+ */
+public record Hello(Role role, byte[] nonce, int frameSize, int receiveSlots) {
+
+    /** Which end of a stream a side is. */
+    public enum Role {
+        SENDER(1), RECEIVER(2);
+
+        final int code;
+
+        Role(int code) {
+            this.code = code;
+        }
+    }
+
+    private static final int BYTES = 4 + 2 + 1 + 1 + ProtocolVersion.NONCE_BYTES + 4 + 4;
+
+    /** Encodes this HELLO's payload. */
+    public ByteBuffer encode() {
+        ByteBuffer b = ByteBuffer.allocate(BYTES);
+        b.putInt(ProtocolVersion.MAGIC).putShort((short) ProtocolVersion.CURRENT)
+                .put((byte) role.code).put((byte) 0).put(nonce).putInt(frameSize).putInt(receiveSlots);
+        return b.flip();
+    }
+
+    /**
+     * Decodes and checks a HELLO payload.
+     *
+     * @throws ProtocolException VERSION for a foreign or other-version peer, PROTOCOL otherwise
+     */
+    public static Hello decode(ByteBuffer b) {
+        if (b.remaining() < 6 || b.getInt(b.position()) != ProtocolVersion.MAGIC) {
+            throw new ProtocolException(ErrorCode.VERSION, "peer is not an rdma-flux endpoint (bad magic)");
+        }
+        b.getInt();
+        int version = Short.toUnsignedInt(b.getShort());
+        if (version != ProtocolVersion.CURRENT) {
+            throw new ProtocolException(ErrorCode.VERSION, "peer speaks protocol version " + version
+                    + ", this side speaks version " + ProtocolVersion.CURRENT + "; install the same rdma-flux release on both hosts");
+        }
+        if (b.remaining() < BYTES - 6) {
+            throw new ProtocolException(ErrorCode.PROTOCOL, "HELLO frame too short");
+        }
+        int roleCode = b.get();
+        b.get();
+        byte[] nonce = new byte[ProtocolVersion.NONCE_BYTES];
+        b.get(nonce);
+        int frameSize = b.getInt();
+        int slots = b.getInt();
+        Role role = roleCode == 1 ? Role.SENDER : roleCode == 2 ? Role.RECEIVER : null;
+        if (role == null || frameSize <= 0 || slots <= 0) {
+            throw new ProtocolException(ErrorCode.PROTOCOL, "malformed HELLO frame");
+        }
+        return new Hello(role, nonce, frameSize, slots);
+    }
+}

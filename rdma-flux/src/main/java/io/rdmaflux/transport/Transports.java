@@ -1,0 +1,89 @@
+package io.rdmaflux.transport;
+
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.transport.tcp.TcpTransport;
+import java.util.ArrayList;
+import java.util.List;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * Picks the transports for a {@link TransportKind}. RDMA is loaded by name so that the channel
+ * works (over TCP) on machines where the RDMA classes or native library cannot load at all.
+ */
+public final class Transports {
+
+    private static final Logger log = Loggers.getLogger(Transports.class);
+    private static final String RDMA_CLASS = "io.rdmaflux.transport.rdma.RdmaTransport";
+    private static volatile Transport rdma;
+    private static volatile String rdmaProblem;
+
+    private Transports() {
+    }
+
+    /** The TCP transport. */
+    public static Transport tcp() {
+        return new TcpTransport();
+    }
+
+    /** The RDMA transport, or null when it cannot be used here; {@link #rdmaUnavailableReason()} says why. */
+    public static Transport rdma() {
+        loadRdma();
+        return rdma;
+    }
+
+    /** Why RDMA cannot be used here, or null when it can. */
+    public static String rdmaUnavailableReason() {
+        loadRdma();
+        return rdmaProblem;
+    }
+
+    private static synchronized void loadRdma() {
+        if (rdma != null || rdmaProblem != null) {
+            return;
+        }
+        try {
+            Transport t = (Transport) Class.forName(RDMA_CLASS).getDeclaredConstructor().newInstance();
+            String why = t.unavailableReason();
+            if (why == null) {
+                rdma = t;
+            } else {
+                rdmaProblem = why;
+            }
+        } catch (ClassNotFoundException e) {
+            rdmaProblem = "this build has no RDMA transport";
+        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+            rdmaProblem = "the RDMA transport failed to load: " + e;
+        }
+    }
+
+    /**
+     * The transports to use, in order of preference. AUTO gives RDMA (when usable) then TCP;
+     * RDMA gives RDMA or fails with one line saying what is missing.
+     */
+    public static List<Transport> select(TransportKind kind) {
+        List<Transport> out = new ArrayList<>(2);
+        switch (kind) {
+            case TCP -> out.add(tcp());
+            case RDMA -> {
+                Transport r = rdma();
+                if (r == null) {
+                    throw new ProtocolException(ErrorCode.TRANSPORT_UNAVAILABLE, "RDMA transport unavailable: " + rdmaProblem);
+                }
+                out.add(r);
+            }
+            case AUTO -> {
+                Transport r = rdma();
+                if (r != null) {
+                    out.add(r);
+                } else {
+                    log.info("RDMA not usable ({}); using TCP", rdmaProblem);
+                }
+                out.add(tcp());
+            }
+            case MEMORY -> throw new IllegalArgumentException("the memory transport is passed as an instance, not selected");
+        }
+        return out;
+    }
+}

@@ -1,0 +1,296 @@
+package io.rdmaflux.transport.memory;
+
+import io.rdmaflux.buffer.BufferPool;
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.FrameType;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.transport.FrameConnection;
+import io.rdmaflux.transport.FrameHandler;
+import io.rdmaflux.transport.Transport;
+import io.rdmaflux.transport.TransportKind;
+import io.rdmaflux.transport.TransportOptions;
+import io.rdmaflux.transport.TransportServer;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import reactor.core.publisher.Mono;
+
+/**
+ * An in-process transport for unit tests of the protocol engine. Each side of a pair has its
+ * own delivery thread and its own fixed receive ring, into which data frames are copied, so
+ * the credit rule is enforced exactly as a real transport must. An optional {@link Tamper}
+ * sees every frame before delivery, to drop, alter or cut connections in fault tests.
+ *
+ * <p>Listeners live in a per-instance registry keyed by port; this is not a network.
+ */
+public final class MemoryTransport implements Transport {
+
+    /** Sees a frame on its way from one side to the other; may change or drop it. */
+    @FunctionalInterface
+    public interface Tamper {
+        /**
+         * @param fromSender whether the frame travels from the connecting side to the listener
+         * @param type       the frame type
+         * @param payload    a private copy of the payload, which may be modified
+         * @return what to do with the frame
+         */
+        Verdict inspect(boolean fromSender, FrameType type, ByteBuffer payload);
+    }
+
+    /** What becomes of an inspected frame. */
+    public enum Verdict { DELIVER, DROP, CUT_CONNECTION }
+
+    private final Map<Integer, Listener> listeners = new ConcurrentHashMap<>();
+    private final AtomicInteger nextPort = new AtomicInteger(40000);
+    private final AtomicInteger slotsInUse = new AtomicInteger();
+    private volatile Tamper tamper = (f, t, p) -> Verdict.DELIVER;
+
+    /** Installs a frame inspector for fault injection. */
+    public MemoryTransport tamper(Tamper tamper) {
+        this.tamper = tamper;
+        return this;
+    }
+
+    /** Receive slots leased across all connections of this transport; zero when nothing leaks. */
+    public int slotsInUse() {
+        return slotsInUse.get();
+    }
+
+    @Override
+    public TransportKind kind() {
+        return TransportKind.MEMORY;
+    }
+
+    @Override
+    public String unavailableReason() {
+        return null;
+    }
+
+    @Override
+    public Mono<FrameConnection> connect(InetSocketAddress address, TransportOptions options) {
+        return Mono.fromCallable(() -> {
+            Listener l = listeners.get(address.getPort());
+            if (l == null) {
+                throw new ProtocolException(ErrorCode.CONNECT, "cannot connect to memory:" + address.getPort()
+                        + ": connection refused (is the receiver running?)");
+            }
+            Side client = new Side("memory client", options, true);
+            Side server = new Side("memory server", l.options, false);
+            client.peer = server;
+            server.peer = client;
+            l.acceptor.accept(server);
+            return client;
+        });
+    }
+
+    @Override
+    public Mono<TransportServer> listen(InetSocketAddress address, TransportOptions options,
+                                        Consumer<FrameConnection> acceptor) {
+        return Mono.fromCallable(() -> {
+            int port = address.getPort() == 0 ? nextPort.incrementAndGet() : address.getPort();
+            Listener l = new Listener(port, options, acceptor);
+            if (listeners.putIfAbsent(port, l) != null) {
+                throw new ProtocolException(ErrorCode.CONNECT, "cannot listen on memory:" + port + ": address already in use");
+            }
+            return l;
+        });
+    }
+
+    private final class Listener implements TransportServer {
+        final int port;
+        final TransportOptions options;
+        final Consumer<FrameConnection> acceptor;
+        volatile boolean disposed;
+
+        Listener(int port, TransportOptions options, Consumer<FrameConnection> acceptor) {
+            this.port = port;
+            this.options = options;
+            this.acceptor = acceptor;
+        }
+
+        @Override
+        public InetSocketAddress address() {
+            return InetSocketAddress.createUnresolved("memory", port);
+        }
+
+        @Override
+        public TransportKind kind() {
+            return TransportKind.MEMORY;
+        }
+
+        @Override
+        public void dispose() {
+            disposed = true;
+            listeners.remove(port, this);
+        }
+
+        @Override
+        public boolean isDisposed() {
+            return disposed;
+        }
+    }
+
+    /** One end of an in-memory pair. Frames sent here are delivered on the peer's thread. */
+    private final class Side implements FrameConnection {
+        final String name;
+        final TransportOptions options;
+        final boolean isClient;
+        final BufferPool ring;
+        final ExecutorService thread;
+        final AtomicBoolean closed = new AtomicBoolean();
+        volatile Side peer;
+        volatile FrameHandler handler;
+
+        Side(String name, TransportOptions options, boolean isClient) {
+            this.name = name;
+            this.options = options;
+            this.isClient = isClient;
+            this.ring = new BufferPool(name + "-ring", options.frameSize(), options.receiveSlots());
+            this.thread = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, name);
+                t.setDaemon(true);
+                return t;
+            });
+        }
+
+        @Override
+        public void start(FrameHandler handler) {
+            this.handler = handler;
+        }
+
+        @Override
+        public void sendControl(FrameType type, ByteBuffer payload) {
+            ByteBuffer copy = ByteBuffer.allocate(payload.remaining()).put(payload.duplicate()).flip();
+            transmit(type, copy, null);
+        }
+
+        @Override
+        public void sendData(Chunk payload) {
+            ByteBuffer copy = ByteBuffer.allocate(payload.remaining()).put(payload.buffer().duplicate()).flip();
+            transmit(FrameType.DATA, copy, payload);
+        }
+
+        private void transmit(FrameType type, ByteBuffer copy, Chunk sent) {
+            Side to = peer;
+            Verdict v = closed.get() ? Verdict.DROP : tamper.inspect(isClient, type, copy);
+            if (sent != null) {
+                // The bytes were copied: the send slot is free again, on this side's thread.
+                runOn(this, () -> {
+                    sent.release();
+                    FrameHandler h = handler;
+                    if (h != null) {
+                        h.onSendSlotFree();
+                    }
+                }, sent::releaseQuietly);
+            }
+            switch (v) {
+                case DROP -> { }
+                case CUT_CONNECTION -> {
+                    close();
+                }
+                case DELIVER -> runOn(to, () -> to.receive(type, copy), () -> { });
+            }
+        }
+
+        private void receive(FrameType type, ByteBuffer payload) {
+            FrameHandler h = handler;
+            if (h == null || closed.get()) {
+                return;
+            }
+            if (type != FrameType.DATA) {
+                h.onControlFrame(type, payload);
+                return;
+            }
+            Chunk slot;
+            try {
+                slot = ring.acquire();
+            } catch (IllegalStateException e) {
+                h.onClosed(new ProtocolException(ErrorCode.PROTOCOL, "sender exceeded its credits"));
+                close();
+                return;
+            }
+            if (payload.remaining() > slot.buffer().capacity()) {
+                slot.release();
+                h.onClosed(new ProtocolException(ErrorCode.PROTOCOL, "DATA frame larger than a receive slot"));
+                close();
+                return;
+            }
+            slotsInUse.incrementAndGet();
+            slot.buffer().put(payload).flip();
+            h.onDataFrame(Chunk.of(slot.buffer(), () -> {
+                slotsInUse.decrementAndGet();
+                slot.release();
+            }));
+        }
+
+        private void runOn(Side side, Runnable task, Runnable ifRejected) {
+            try {
+                side.thread.execute(task);
+            } catch (RejectedExecutionException e) {
+                ifRejected.run();
+            }
+        }
+
+        @Override
+        public int sendSlots() {
+            return options.sendSlots();
+        }
+
+        @Override
+        public int receiveSlots() {
+            return options.receiveSlots();
+        }
+
+        @Override
+        public int maxFramePayload() {
+            return options.frameSize();
+        }
+
+        @Override
+        public TransportKind kind() {
+            return TransportKind.MEMORY;
+        }
+
+        @Override
+        public String describe() {
+            return name;
+        }
+
+        @Override
+        public void close() {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
+            Side other = peer;
+            // Queued frames are still delivered, then both sides learn of the close.
+            runOn(this, () -> {
+                FrameHandler h = handler;
+                if (h != null) {
+                    h.onClosed(null);
+                }
+                thread.shutdown();
+            }, () -> { });
+            if (other != null) {
+                runOn(other, other::peerClosed, () -> { });
+            }
+        }
+
+        private void peerClosed() {
+            FrameHandler h = handler;
+            if (closed.compareAndSet(false, true)) {
+                if (h != null) {
+                    h.onClosed(null);
+                }
+                thread.shutdown();
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package io.rdmaflux.transport.tcp;
+
+import io.netty.channel.ChannelOption;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.transport.FrameConnection;
+import io.rdmaflux.transport.Transport;
+import io.rdmaflux.transport.TransportKind;
+import io.rdmaflux.transport.TransportOptions;
+import io.rdmaflux.transport.TransportServer;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.function.Consumer;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.tcp.TcpClient;
+import reactor.netty.tcp.TcpServer;
+
+/**
+ * The TCP transport, on reactor-netty (native epoll where available). Works everywhere; it is
+ * what {@link TransportKind#AUTO} falls back to when RDMA is not usable.
+ */
+public final class TcpTransport implements Transport {
+
+    @Override
+    public TransportKind kind() {
+        return TransportKind.TCP;
+    }
+
+    @Override
+    public String unavailableReason() {
+        return null;
+    }
+
+    @Override
+    public Mono<FrameConnection> connect(InetSocketAddress address, TransportOptions options) {
+        return TcpClient.create()
+                .remoteAddress(() -> address)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
+                .connect()
+                .onErrorMap(e -> !(e instanceof ProtocolException),
+                        e -> new ProtocolException(ErrorCode.CONNECT, "cannot connect to "
+                                + format(address) + ": " + reason(e), e))
+                .map(c -> new TcpFrameConnection(c, options));
+    }
+
+    @Override
+    public Mono<TransportServer> listen(InetSocketAddress address, TransportOptions options,
+                                        Consumer<FrameConnection> acceptor) {
+        return TcpServer.create()
+                .bindAddress(() -> address)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .doOnConnection(c -> acceptor.accept(new TcpFrameConnection(c, options)))
+                // The engine drives the connection; keep it open until the engine closes it.
+                .handle((in, out) -> Mono.never())
+                .bind()
+                .onErrorMap(e -> !(e instanceof ProtocolException),
+                        e -> new ProtocolException(ErrorCode.CONNECT, "cannot listen on "
+                                + format(address) + ": " + reason(e), e))
+                .map(Server::new);
+    }
+
+    static String format(SocketAddress address) {
+        if (address instanceof InetSocketAddress a) {
+            String host = a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
+            return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+        }
+        return String.valueOf(address);
+    }
+
+    private static String reason(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String m = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+        // Netty prefixes native errors with the syscall; users care about the cause.
+        int colon = m.lastIndexOf(": ");
+        if (m.startsWith("connect(..)") || m.startsWith("bind(..)")) {
+            m = m.substring(colon + 2);
+        }
+        if (m.toLowerCase(java.util.Locale.ROOT).startsWith("connection refused")) {
+            return "connection refused (is the receiver running?)";
+        }
+        return m;
+    }
+
+    private record Server(DisposableServer server) implements TransportServer {
+
+        @Override
+        public InetSocketAddress address() {
+            return (InetSocketAddress) server.address();
+        }
+
+        @Override
+        public TransportKind kind() {
+            return TransportKind.TCP;
+        }
+
+        @Override
+        public void dispose() {
+            server.disposeNow();
+        }
+
+        @Override
+        public boolean isDisposed() {
+            return server.isDisposed();
+        }
+    }
+}
