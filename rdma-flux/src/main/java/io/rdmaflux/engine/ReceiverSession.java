@@ -22,6 +22,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+import java.util.concurrent.TimeUnit;
 import reactor.util.concurrent.Queues;
 
 /**
@@ -38,6 +40,8 @@ public final class ReceiverSession extends SessionBase {
 
     private static final Sinks.EmitFailureHandler RETRY =
             Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(2));
+
+    private static final long CANCEL_GRACE_MS = 3000;
 
     private final Function<? super InboundStream, ? extends Publisher<Void>> handler;
     private final Sinks.One<Session> accepted = Sinks.one();
@@ -256,7 +260,7 @@ public final class ReceiverSession extends SessionBase {
 
         @Override
         public Flux<ByteBuffer> receive() {
-            return receiveChunks().transform(Operators.<Chunk, ByteBuffer>lift((scannable, actual) -> new ReleaseAfterNext(actual)));
+            return receiveChunks().hide().transform(Operators.<Chunk, ByteBuffer>lift((scannable, actual) -> new ReleaseAfterNext(actual)));
         }
 
         @Override
@@ -268,8 +272,11 @@ public final class ReceiverSession extends SessionBase {
                 return inbound.asFlux();
             })
             .doOnCancel(() -> {
+                // A cancel usually comes with the handler's own failure ("disk full"), which
+                // is the reason worth reporting; give the handler a moment to say it.
                 if (!endVerified) {
-                    fail(new ProtocolException(ErrorCode.CANCELLED, "receiver cancelled the stream " + progress()));
+                    Schedulers.parallel().schedule(() -> fail(new ProtocolException(ErrorCode.CANCELLED,
+                            "receiver cancelled the stream " + progress())), CANCEL_GRACE_MS, TimeUnit.MILLISECONDS);
                 }
             })
             .doOnDiscard(Chunk.class, Chunk::releaseQuietly);

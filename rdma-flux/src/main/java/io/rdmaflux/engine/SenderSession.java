@@ -41,8 +41,8 @@ public final class SenderSession extends SessionBase {
     private int credits;
     private int inFlight;
     private long requested;
-    private Chunk pending;
-    private AtomicInteger pendingRefs;
+    /** Chunks received from upstream and not yet fully framed, oldest first. */
+    private final java.util.ArrayDeque<Pending> pending = new java.util.ArrayDeque<>();
     private boolean upstreamDone;
     private boolean endSent;
 
@@ -149,11 +149,11 @@ public final class SenderSession extends SessionBase {
         }
     }
 
-    /** Requests as many chunks as credits and send slots allow; never while a chunk is pending. */
+    /** Requests as many chunks as credits and send slots allow; never while chunks wait. */
     private void pump() {
         long want;
         synchronized (this) {
-            if (isFinished() || upstreamDone || pending != null || !isAuthenticated()) {
+            if (isFinished() || upstreamDone || !pending.isEmpty() || !isAuthenticated()) {
                 return;
             }
             want = Math.min(credits, options.sendSlots() - inFlight) - requested;
@@ -165,40 +165,47 @@ public final class SenderSession extends SessionBase {
         upstream.request(want);
     }
 
-    /** Sends slices of the pending chunk while credits and send slots last. Caller holds the lock. */
+    /** Sends frames cut from the waiting chunks while credits and send slots last. Caller holds the lock. */
     private void drainPending() {
-        while (pending != null && credits > 0 && inFlight < options.sendSlots() && !isFinished()) {
-            ByteBuffer b = pending.buffer();
+        while (!pending.isEmpty() && credits > 0 && inFlight < options.sendSlots() && !isFinished()) {
+            Pending p = pending.peek();
+            ByteBuffer b = p.chunk.buffer();
             int len = Math.min(b.remaining(), peerHello.frameSize());
             ByteBuffer slice = b.slice(b.position(), len);
             b.position(b.position() + len);
-            Chunk whole = pending;
-            AtomicInteger refs = pendingRefs;
-            refs.incrementAndGet();
+            p.refs.incrementAndGet();
             if (!b.hasRemaining()) {
-                pending = null;
-                pendingRefs = null;
-                dropSlicingReference(whole, refs);
+                pending.poll();
+                p.drop();
             }
             checksum.update(slice);
             credits--;
             inFlight++;
             noteSent();
-            connection.sendData(Chunk.of(slice, () -> dropSlicingReference(whole, refs)));
+            connection.sendData(Chunk.of(slice, p::drop));
         }
-        if (pending == null && upstreamDone && !endSent && !isFinished()) {
+        if (pending.isEmpty() && upstreamDone && !endSent && !isFinished()) {
             endSent = true;
             send(FrameType.END, ControlFrames.end(checksum.bytes(), checksum.crc()));
         }
     }
 
     /**
-     * A chunk cut into frames is released when its last slice has left the transport: each
-     * slice holds one reference, and slicing itself holds one until the last slice is cut.
+     * A chunk being cut into frames. It is released when its last frame has left the
+     * transport: each frame holds one reference, and the cutting holds one until it is done.
      */
-    private static void dropSlicingReference(Chunk whole, AtomicInteger refs) {
-        if (refs.decrementAndGet() == 0) {
-            whole.release();
+    private static final class Pending {
+        final Chunk chunk;
+        final AtomicInteger refs = new AtomicInteger(1);
+
+        Pending(Chunk chunk) {
+            this.chunk = chunk;
+        }
+
+        void drop() {
+            if (refs.decrementAndGet() == 0) {
+                chunk.release();
+            }
         }
     }
 
@@ -212,8 +219,7 @@ public final class SenderSession extends SessionBase {
             if (!chunk.buffer().hasRemaining()) {
                 chunk.release();
             } else {
-                pending = chunk;
-                pendingRefs = new AtomicInteger(1);
+                pending.add(new Pending(chunk));
                 drainPending();
             }
         }
@@ -239,10 +245,8 @@ public final class SenderSession extends SessionBase {
     void onFailed(ProtocolException error) {
         upstream.cancel();
         synchronized (this) {
-            if (pending != null) {
-                dropSlicingReference(pending, pendingRefs);
-                pending = null;
-                pendingRefs = null;
+            while (!pending.isEmpty()) {
+                pending.poll().drop();
             }
         }
         result.tryEmitError(error);

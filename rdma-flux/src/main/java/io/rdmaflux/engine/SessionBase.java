@@ -48,8 +48,10 @@ abstract class SessionBase implements FrameHandler {
     final void begin(ByteBuffer hello) {
         long period = options.heartbeat().toMillis();
         timer = Schedulers.parallel().schedulePeriodically(this::tick, period, period, TimeUnit.MILLISECONDS);
-        connection.start(this);
+        // HELLO goes out before frames are delivered, so no reply to the peer's HELLO can
+        // overtake it.
         send(FrameType.HELLO, hello);
+        connection.start(this);
     }
 
     final void send(FrameType type, ByteBuffer payload) {

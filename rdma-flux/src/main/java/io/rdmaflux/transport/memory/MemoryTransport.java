@@ -161,9 +161,17 @@ public final class MemoryTransport implements Transport {
             });
         }
 
+        /** Frames that arrived before start(); replayed on this side's thread. */
+        final java.util.ArrayDeque<Runnable> early = new java.util.ArrayDeque<>();
+
         @Override
         public void start(FrameHandler handler) {
-            this.handler = handler;
+            runOn(this, () -> {
+                this.handler = handler;
+                while (!early.isEmpty()) {
+                    early.poll().run();
+                }
+            }, () -> { });
         }
 
         @Override
@@ -202,7 +210,11 @@ public final class MemoryTransport implements Transport {
 
         private void receive(FrameType type, ByteBuffer payload) {
             FrameHandler h = handler;
-            if (h == null || closed.get()) {
+            if (h == null) {
+                early.add(() -> receive(type, payload));
+                return;
+            }
+            if (closed.get()) {
                 return;
             }
             if (type != FrameType.DATA) {
@@ -285,6 +297,10 @@ public final class MemoryTransport implements Transport {
 
         private void peerClosed() {
             FrameHandler h = handler;
+            if (h == null) {
+                early.add(this::peerClosed);
+                return;
+            }
             if (closed.compareAndSet(false, true)) {
                 if (h != null) {
                     h.onClosed(null);

@@ -20,7 +20,9 @@ import java.nio.ByteBuffer;
 final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
     private final BufferPool ring;
-    private final FrameHandler handler;
+    /** Events that arrived before the engine attached; replayed in order by {@link #attach}. */
+    private final java.util.ArrayDeque<java.util.function.Consumer<FrameHandler>> early = new java.util.ArrayDeque<>();
+    private FrameHandler handler;
     private final ByteBuffer header = ByteBuffer.allocate(ProtocolVersion.HEADER_BYTES);
 
     private FrameType type;
@@ -28,9 +30,27 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     private ByteBuffer control;
     private boolean failed;
 
-    FrameDecoder(BufferPool ring, FrameHandler handler) {
+    FrameDecoder(BufferPool ring) {
         this.ring = ring;
-        this.handler = handler;
+    }
+
+    /**
+     * Attaches the engine. Must run on the channel's event loop, like every other method here,
+     * so that frames read before the engine was ready are neither lost nor reordered.
+     */
+    void attach(FrameHandler h) {
+        handler = h;
+        while (!early.isEmpty()) {
+            early.poll().accept(h);
+        }
+    }
+
+    private void emit(java.util.function.Consumer<FrameHandler> event) {
+        if (handler != null) {
+            event.accept(handler);
+        } else {
+            early.add(event);
+        }
     }
 
     @Override
@@ -46,7 +66,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             }
         } catch (ProtocolException e) {
             failed = true;
-            handler.onClosed(e);
+            emit(h -> h.onClosed(e));
             ctx.close();
         } finally {
             in.release();
@@ -108,12 +128,12 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             Chunk c = slot;
             slot = null;
             c.buffer().flip();
-            handler.onDataFrame(c);
+            emit(h -> h.onDataFrame(c));
         } else {
             ByteBuffer c = control;
             control = null;
             c.flip();
-            handler.onControlFrame(t, c);
+            emit(h -> h.onControlFrame(t, c));
         }
     }
 
@@ -121,7 +141,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         dropPartialFrame();
         if (!failed) {
-            handler.onClosed(null);
+            emit(h -> h.onClosed(null));
         }
         ctx.fireChannelInactive();
     }
@@ -131,7 +151,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         dropPartialFrame();
         if (!failed) {
             failed = true;
-            handler.onClosed(cause);
+            emit(h -> h.onClosed(cause));
         }
         ctx.close();
     }

@@ -3,7 +3,8 @@ package io.rdmaflux.transport.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.socket.DuplexChannel;
+import java.util.concurrent.TimeUnit;
 import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.protocol.FrameType;
@@ -23,11 +24,14 @@ import reactor.netty.Connection;
  */
 final class TcpFrameConnection implements FrameConnection {
 
+    private static final long LINGER_SECONDS = 5;
+
     private final Connection connection;
     private final Channel channel;
     private final TransportOptions options;
     private final BufferPool ring;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final FrameDecoder decoder;
     private volatile FrameHandler handler;
 
     TcpFrameConnection(Connection connection, TransportOptions options) {
@@ -35,14 +39,18 @@ final class TcpFrameConnection implements FrameConnection {
         this.channel = connection.channel();
         this.options = options;
         this.ring = new BufferPool("tcp-receive-ring", options.frameSize(), options.receiveSlots());
+        this.decoder = new FrameDecoder(ring);
+        // Called on the event loop as the connection becomes active, before its first read.
+        connection.addHandlerLast("rdmaflux-frames", decoder);
+        // reactor-netty starts connections in manual-read mode until its own inbound is
+        // subscribed; frames are consumed by the decoder instead, paced by credits.
+        channel.config().setAutoRead(true);
     }
 
     @Override
     public void start(FrameHandler handler) {
         this.handler = handler;
-        connection.addHandlerLast("rdmaflux-frames", new FrameDecoder(ring, handler));
-        // Frames are flushed one by one; Nagle's algorithm would only delay credits and acks.
-        channel.config().setAutoRead(true);
+        channel.eventLoop().execute(() -> decoder.attach(handler));
     }
 
     @Override
@@ -57,8 +65,10 @@ final class TcpFrameConnection implements FrameConnection {
     public void sendData(Chunk payload) {
         ByteBuf header = channel.alloc().buffer(ProtocolVersion.HEADER_BYTES);
         writeHeader(header, FrameType.DATA, payload.remaining());
-        channel.write(header, channel.voidPromise());
-        channel.writeAndFlush(Unpooled.wrappedBuffer(payload.buffer())).addListener(f -> {
+        // One write for header and payload: a control frame written from another thread
+        // must not land between them.
+        ByteBuf frame = Unpooled.wrappedUnmodifiableBuffer(header, Unpooled.wrappedBuffer(payload.buffer()));
+        channel.writeAndFlush(frame).addListener(f -> {
             payload.release();
             FrameHandler h = handler;
             if (h != null && f.isSuccess()) {
@@ -98,9 +108,22 @@ final class TcpFrameConnection implements FrameConnection {
 
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
-            channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        if (!closed.compareAndSet(false, true)) {
+            return;
         }
+        // Closing a socket that still has unread input makes the kernel send RST and drop
+        // what is queued for sending, such as our ERROR or END_ACK. So: flush, send FIN,
+        // keep reading (the decoder discards) until the peer closes too, or a deadline.
+        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
+            if (channel instanceof DuplexChannel duplex && f.isSuccess()) {
+                duplex.shutdownOutput();
+                channel.eventLoop().schedule(() -> {
+                    channel.close();
+                }, LINGER_SECONDS, TimeUnit.SECONDS);
+            } else {
+                channel.close();
+            }
+        });
     }
 
     /** Slots of the receive ring currently leased; for leak checks in tests. */

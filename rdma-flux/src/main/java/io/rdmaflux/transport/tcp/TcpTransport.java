@@ -22,6 +22,10 @@ import reactor.netty.tcp.TcpServer;
  */
 public final class TcpTransport implements Transport {
 
+    /** The frame connection made for a channel as it became active, so no early read is missed. */
+    private static final io.netty.util.AttributeKey<TcpFrameConnection> CONNECTION =
+            io.netty.util.AttributeKey.valueOf("rdmaflux.connection");
+
     @Override
     public TransportKind kind() {
         return TransportKind.TCP;
@@ -38,11 +42,12 @@ public final class TcpTransport implements Transport {
                 .remoteAddress(() -> address)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
+                .doOnConnected(c -> frameConnection(c, options))
                 .connect()
                 .onErrorMap(e -> !(e instanceof ProtocolException),
                         e -> new ProtocolException(ErrorCode.CONNECT, "cannot connect to "
                                 + format(address) + ": " + reason(e), e))
-                .map(c -> new TcpFrameConnection(c, options));
+                .map(c -> frameConnection(c, options));
     }
 
     @Override
@@ -51,7 +56,7 @@ public final class TcpTransport implements Transport {
         return TcpServer.create()
                 .bindAddress(() -> address)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .doOnConnection(c -> acceptor.accept(new TcpFrameConnection(c, options)))
+                .doOnConnection(c -> acceptor.accept(frameConnection(c, options)))
                 // The engine drives the connection; keep it open until the engine closes it.
                 .handle((in, out) -> Mono.never())
                 .bind()
@@ -59,6 +64,27 @@ public final class TcpTransport implements Transport {
                         e -> new ProtocolException(ErrorCode.CONNECT, "cannot listen on "
                                 + format(address) + ": " + reason(e), e))
                 .map(Server::new);
+    }
+
+    /**
+     * The one frame connection of a channel, made by whichever comes first: the connected
+     * callback on the event loop or the caller's continuation. reactor-netty keeps a new
+     * channel in manual-read mode until then, so no frame is read before the decoder is in.
+     */
+    private static TcpFrameConnection frameConnection(reactor.netty.Connection c, TransportOptions options) {
+        io.netty.util.Attribute<TcpFrameConnection> attr = c.channel().attr(CONNECTION);
+        TcpFrameConnection existing = attr.get();
+        if (existing != null) {
+            return existing;
+        }
+        synchronized (attr) {
+            existing = attr.get();
+            if (existing == null) {
+                existing = new TcpFrameConnection(c, options);
+                attr.set(existing);
+            }
+            return existing;
+        }
     }
 
     static String format(SocketAddress address) {

@@ -1,0 +1,44 @@
+package io.rdmaflux.channel;
+
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+
+/** Seeded test data and digests, shared by the channel tests. */
+public final class TestData {
+
+    private TestData() {
+    }
+
+    /** {@code size} pseudo-random bytes from {@code seed}. */
+    public static byte[] bytes(long seed, int size) {
+        byte[] b = new byte[size];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    /** Cuts {@code data} into buffers of random sizes between 1 and {@code maxPiece}. */
+    public static List<ByteBuffer> pieces(byte[] data, long seed, int maxPiece) {
+        Random r = new Random(seed);
+        List<ByteBuffer> out = new ArrayList<>();
+        int pos = 0;
+        while (pos < data.length) {
+            int n = Math.min(data.length - pos, 1 + r.nextInt(maxPiece));
+            out.add(ByteBuffer.wrap(data, pos, n).slice());
+            pos += n;
+        }
+        return out;
+    }
+
+    public static String sha256(byte[] data) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
