@@ -1,0 +1,64 @@
+package io.rdmaflux.connector;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.protocol.StreamMetadata;
+import java.nio.file.Path;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+
+/**
+ * Where a stream's bytes go: a file, standard output, later a command's input or a directory
+ * tree. A sink is a description; nothing is opened until the Mono {@link #write} returns is
+ * subscribed.
+ *
+ * <p><b>Ownership.</b> The sink owns every {@link Chunk} it receives and releases each exactly
+ * once: after its bytes are written, or when it gives up (error, cancel). Chunks it never
+ * requested stay with the publisher. The sink requests only a small, fixed number of chunks
+ * ahead of its writes, so its memory is bounded by that many chunks whatever the stream size.
+ *
+ * <p><b>Threads.</b> Chunks may arrive on the channel's event loops; the sink never writes on
+ * the delivering thread but on a dedicated scheduler.
+ *
+ * <p><b>Completion.</b> The Mono completes only when the data is durably handed over: a file
+ * written, closed and renamed to its final name (and synced when asked), standard output
+ * flushed. When the data fails or the Mono is cancelled, the sink cleans up (a file sink
+ * removes its partial file) and fails with a one-line message that says what happened to the
+ * output: a {@link ConnectorException} (code {@code SINK_FAILED}) for its own failures, or
+ * the upstream {@link io.rdmaflux.protocol.ProtocolException} with its code kept and the
+ * clean-up appended to its message.
+ */
+public interface Sink {
+
+    /**
+     * Writes the stream. Subscribing starts the write (a file sink creates its file right away,
+     * so a path that cannot be written fails before any data is requested).
+     *
+     * @param data     the stream's chunks; the sink subscribes once
+     * @param metadata what the sender said about the stream (name, size); sinks may use it,
+     *                 for example to name the output or check free space
+     */
+    Mono<SinkResult> write(Publisher<Chunk> data, StreamMetadata metadata);
+
+    /** Writes a stream that has no metadata. */
+    default Mono<SinkResult> write(Publisher<Chunk> data) {
+        return write(data, StreamMetadata.empty());
+    }
+
+    /** What this sink writes to, for messages: a path, or "standard output". */
+    String describe();
+
+    /**
+     * The sink a command-line argument names, as rdma-pipe's tools take it: standard output
+     * when {@code argument} is null or {@code "-"}, otherwise the file at that path (replaced
+     * if it exists; special files such as {@code /dev/null} are written in place).
+     *
+     * @throws ConnectorException when the path cannot be a file's (a directory, or a missing
+     *                            parent directory)
+     */
+    static Sink fileOrStdout(String argument) {
+        if (argument == null || argument.equals("-")) {
+            return StdoutSink.create();
+        }
+        return FileSink.of(Path.of(argument));
+    }
+}

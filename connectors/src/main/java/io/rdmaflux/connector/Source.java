@@ -1,0 +1,77 @@
+package io.rdmaflux.connector;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.protocol.StreamMetadata;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.OptionalLong;
+import reactor.core.publisher.Flux;
+
+/**
+ * Where a stream's bytes come from: a file, standard input, later a command's output or a
+ * directory tree. A source is a description; nothing is opened until {@link #open()}'s Flux
+ * is subscribed.
+ *
+ * <p><b>Ownership.</b> Each {@link Chunk} the Flux emits belongs to the subscriber, who must
+ * release it exactly once when its bytes are no longer needed (the channel does so once they
+ * have left the host). Sources draw chunks from bounded pools and read only as chunks come
+ * back, so a subscriber that holds on to chunks stalls the source rather than growing memory;
+ * a subscriber that never releases will see the stream stop, not a leak.
+ *
+ * <p><b>Threads.</b> Demand may arrive on any thread, including the channel's event loops.
+ * Implementations never block the requesting thread: blocking reads run on a dedicated
+ * scheduler and chunks are emitted from there.
+ *
+ * <p><b>Termination.</b> The Flux completes at the end of the data. It fails with a
+ * {@link ConnectorException} (code {@code SOURCE_FAILED}, a one-line message naming the
+ * source) when reading fails. On cancel, error and completion the source closes what it
+ * opened and returns its buffers.
+ */
+public interface Source {
+
+    /**
+     * The stream's bytes. Each subscription opens the underlying resource afresh (for files;
+     * standard input can be read only once) and closes it when the Flux terminates or is
+     * cancelled.
+     */
+    Flux<Chunk> open();
+
+    /** A name for the stream, such as a file's name, when it has one. */
+    Optional<String> name();
+
+    /** The number of bytes the stream will carry, when known in advance (for progress and ETA). */
+    OptionalLong size();
+
+    /** What this source reads, for messages: a path, or "standard input". */
+    String describe();
+
+    /** {@code base} with this source's name and size set, for {@code FluxSender.send}. */
+    default StreamMetadata metadata(StreamMetadata base) {
+        StreamMetadata m = base;
+        if (name().isPresent()) {
+            m = m.with(StreamMetadata.NAME, name().get());
+        }
+        if (size().isPresent()) {
+            m = m.with(StreamMetadata.SIZE, Long.toString(size().getAsLong()));
+        }
+        return m;
+    }
+
+    /** This source's name and size as stream metadata. */
+    default StreamMetadata metadata() {
+        return metadata(StreamMetadata.empty());
+    }
+
+    /**
+     * The source a command-line argument names, as rdma-pipe's tools read it: standard input
+     * when {@code argument} is null or {@code "-"}, otherwise the file at that path.
+     *
+     * @throws ConnectorException when the file is missing, a directory, or unreadable
+     */
+    static Source fileOrStdin(String argument) {
+        if (argument == null || argument.equals("-")) {
+            return StdinSource.create();
+        }
+        return FileSource.of(Path.of(argument));
+    }
+}

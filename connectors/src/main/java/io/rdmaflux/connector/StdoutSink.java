@@ -1,0 +1,34 @@
+package io.rdmaflux.connector;
+
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.nio.channels.FileChannel;
+
+/**
+ * Standard output as a sink, written through a {@link FileChannel} on file descriptor 1
+ * straight from the chunks' buffers, on the options' scheduler.
+ *
+ * <p>Standard output is never closed, even on failure, and {@link System#out} is flushed
+ * before the first byte and after the last so that nothing printed through it is interleaved
+ * with the data. A reader that goes away (broken pipe) fails the write with a one-line
+ * message. Logs and progress must go to standard error.
+ */
+public final class StdoutSink {
+
+    private static final FileChannel STDOUT = new FileOutputStream(FileDescriptor.out).getChannel();
+
+    private StdoutSink() {
+    }
+
+    /** Standard output with default options. */
+    public static ChannelSink create() {
+        return create(SinkOptions.defaults());
+    }
+
+    /** Standard output with these options. */
+    public static ChannelSink create(SinkOptions options) {
+        return ChannelSink.of("standard output", () -> STDOUT, false)
+                .withFlush(System.out::flush)
+                .withOptions(options);
+    }
+}

@@ -1,0 +1,240 @@
+package io.rdmaflux.connector;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import java.nio.ByteBuffer;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * The engine of every sink: a subscriber that queues at most {@code prefetch} chunks and
+ * writes them on the options' scheduler in a serialized drain, one request per chunk written.
+ *
+ * <p>Everything that touches the target (open, write, commit, abort) happens in the drain, so
+ * a cancel can never race a write. Arriving chunks, completion, errors and cancel only queue
+ * or flag, then signal.
+ */
+final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
+
+    private static final Logger log = Loggers.getLogger(WriteLoop.class);
+
+    private final WriteTarget target;
+    private final SinkOptions options;
+    private final MonoSink<SinkResult> result;
+    private final Queue<Chunk> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger wip = new AtomicInteger();
+
+    private volatile boolean subscribed;
+    private volatile boolean upstreamDone;
+    private volatile Throwable upstreamError;
+    private volatile boolean cancelled;
+    private volatile boolean finished;
+
+    // Drain state.
+    private boolean opened;
+    private boolean initialRequested;
+    private long bytes;
+
+    private WriteLoop(WriteTarget target, SinkOptions options, MonoSink<SinkResult> result) {
+        this.target = target;
+        this.options = options;
+        this.result = result;
+    }
+
+    /** A Mono that, when subscribed, opens {@code target} and writes {@code data} to it. */
+    static Mono<SinkResult> write(WriteTarget target, Publisher<Chunk> data, SinkOptions options) {
+        return Mono.create(sink -> {
+            WriteLoop loop = new WriteLoop(target, options, sink);
+            sink.onCancel(loop::cancelFromDownstream);
+            loop.signal();
+            Flux.from(data).doOnDiscard(Chunk.class, Chunk::releaseQuietly).subscribe(loop);
+        });
+    }
+
+    @Override
+    protected void hookOnSubscribe(Subscription subscription) {
+        subscribed = true;
+        signal();
+    }
+
+    @Override
+    protected void hookOnNext(Chunk chunk) {
+        queue.offer(chunk);
+        signal();
+    }
+
+    @Override
+    protected void hookOnComplete() {
+        upstreamDone = true;
+        signal();
+    }
+
+    @Override
+    protected void hookOnError(Throwable t) {
+        upstreamError = t;
+        upstreamDone = true;
+        signal();
+    }
+
+    private void cancelFromDownstream() {
+        cancelled = true;
+        signal();
+    }
+
+    private void signal() {
+        if (wip.getAndIncrement() == 0) {
+            try {
+                options.scheduler().schedule(this);
+            } catch (RejectedExecutionException e) {
+                // No thread to write on: give up here, without blocking (no abort possible).
+                wip.set(0);
+                if (!finished) {
+                    finished = true;
+                    cancel();
+                    releaseQueued();
+                    result.error(ConnectorException.sink(ConnectorException.Reason.IO,
+                            "cannot write " + target.describe() + ": its I/O scheduler was shut down", e));
+                } else {
+                    releaseQueued();
+                }
+            }
+        }
+    }
+
+    @Override
+    public void run() {
+        int missed = 1;
+        for (;;) {
+            step();
+            missed = wip.addAndGet(-missed);
+            if (missed == 0) {
+                return;
+            }
+        }
+    }
+
+    private void step() {
+        if (finished) {
+            releaseQueued();
+            return;
+        }
+        if (cancelled) {
+            giveUp();
+            return;
+        }
+        if (!opened) {
+            try {
+                target.open();
+                opened = true;
+            } catch (Throwable e) {
+                fail(e, true);
+                return;
+            }
+        }
+        if (subscribed && !initialRequested) {
+            initialRequested = true;
+            request(options.prefetch());
+        }
+        for (;;) {
+            if (cancelled) {
+                giveUp();
+                return;
+            }
+            boolean done = upstreamDone;
+            Chunk chunk = queue.poll();
+            if (chunk == null) {
+                if (done) {
+                    Throwable error = upstreamError;
+                    if (error != null) {
+                        fail(error, false);
+                    } else {
+                        commit();
+                    }
+                }
+                return;
+            }
+            try {
+                ByteBuffer b = chunk.buffer();
+                int n = b.remaining();
+                target.write(b);
+                bytes += n;
+            } catch (Throwable e) {
+                chunk.releaseQuietly();
+                fail(e, true);
+                return;
+            }
+            chunk.release();
+            request(1);
+        }
+    }
+
+    private void commit() {
+        String location;
+        try {
+            location = target.commit();
+        } catch (Throwable e) {
+            fail(e, true);
+            return;
+        }
+        finished = true;
+        result.success(new SinkResult(bytes, location));
+    }
+
+    /** Cancelled by the Mono's subscriber: stop, clean up, say nothing. */
+    private void giveUp() {
+        finished = true;
+        cancel();
+        releaseQueued();
+        String note = target.abort();
+        log.debug("write to {} cancelled: {}", target.describe(), note);
+    }
+
+    /**
+     * Fails the result, after cleaning up.
+     *
+     * @param own whether the sink itself failed (I/O), rather than the data it was given
+     */
+    private void fail(Throwable e, boolean own) {
+        finished = true;
+        String note = target.abort();
+        // Report before cancelling upstream, so that the channel tells the peer this reason
+        // rather than "receiver cancelled the stream".
+        result.error(own ? ownFailure(e, note) : upstreamFailure(e, note));
+        cancel();
+        releaseQueued();
+    }
+
+    private ConnectorException ownFailure(Throwable e, String note) {
+        ConnectorException.Reason reason = IoErrors.classify(e);
+        return ConnectorException.sink(reason, "cannot write " + target.describe() + ": "
+                + IoErrors.phrase(reason, e) + "; " + note, e);
+    }
+
+    /** The upstream's error with its code kept and what became of the output appended. */
+    private static ProtocolException upstreamFailure(Throwable e, String note) {
+        ProtocolException pe = ProtocolException.wrap(e, ErrorCode.INTERNAL);
+        String message = pe.getMessage() + "; " + note;
+        if (pe instanceof ConnectorException ce) {
+            return new ConnectorException(ce.code(), ce.reason(), message, e);
+        }
+        return new ProtocolException(pe.code(), message, e);
+    }
+
+    private void releaseQueued() {
+        Chunk c;
+        while ((c = queue.poll()) != null) {
+            c.releaseQuietly();
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/**
+ * Sources and sinks: where a stream's bytes come from and where they go.
+ *
+ * <p>A {@link io.rdmaflux.connector.Source} gives a stream as a {@code Flux<Chunk>}; a
+ * {@link io.rdmaflux.connector.Sink} consumes one and reports when the bytes are durably handed
+ * over. The first connectors are files ({@link io.rdmaflux.connector.FileSource},
+ * {@link io.rdmaflux.connector.FileSink}) and the standard streams
+ * ({@link io.rdmaflux.connector.StdinSource}, {@link io.rdmaflux.connector.StdoutSink});
+ * {@link io.rdmaflux.connector.ChannelSource} and {@link io.rdmaflux.connector.ChannelSink}
+ * adapt any byte channel, which is what command and process connectors build on.
+ *
+ * <p><b>Ownership rule</b> (the one {@link io.rdmaflux.buffer.Chunk} states): every chunk is a
+ * lease released exactly once by its final owner. A source hands each chunk it emits to its
+ * subscriber, who must release it; a sink releases each chunk it receives once its bytes are
+ * written. On error and cancel, both sides release what they hold, so pools drain back to zero.
+ *
+ * <p><b>Threads.</b> Demand reaches sources from the channel's event loops, and chunks reach
+ * sinks on them. All blocking I/O here runs on a dedicated scheduler
+ * ({@code Schedulers.boundedElastic()} unless configured), never on the thread that requests
+ * or delivers.
+ */
+package io.rdmaflux.connector;
