@@ -1,0 +1,220 @@
+package io.rdmaflux.connector;
+
+import static io.rdmaflux.connector.TestSupport.await;
+import static io.rdmaflux.connector.TestSupport.collect;
+import static io.rdmaflux.connector.TestSupport.randomBytes;
+import static io.rdmaflux.connector.TestSupport.randomFile;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmaflux.buffer.BufferPool;
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.StreamMetadata;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+class FileSourceTest {
+
+    private static final Duration T = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void readsAWholeFileInPositionalChunksAndReportsNameAndSize() throws IOException {
+        byte[] data = randomBytes(3 * 65536 + 17, 1);
+        Path file = Files.write(dir.resolve("data.bin"), data);
+        BufferPool pool = new BufferPool("test", 65536, 4);
+        FileSource source = FileSource.of(file, SourceOptions.defaults().withPool(pool));
+
+        assertThat(source.size()).hasValue(data.length);
+        assertThat(source.name()).hasValue("data.bin");
+        assertThat(source.metadata().size()).isEqualTo(data.length);
+        assertThat(source.metadata().get(StreamMetadata.NAME)).isEqualTo("data.bin");
+
+        List<Integer> sizes = new CopyOnWriteArrayList<>();
+        byte[] read = collect(source.open().doOnNext(c -> sizes.add(c.remaining())));
+        assertThat(read).isEqualTo(data);
+        assertThat(sizes).containsExactly(65536, 65536, 65536, 17);
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
+    void emptyFileCompletesWithoutChunks() throws IOException {
+        Path file = Files.createFile(dir.resolve("empty"));
+        FileSource source = FileSource.of(file);
+        assertThat(source.size()).hasValue(0);
+        StepVerifier.create(source.open()).expectComplete().verify(T);
+    }
+
+    @Test
+    void eachSubscriptionReadsTheFileAgain() throws IOException {
+        byte[] data = randomBytes(100_000, 2);
+        FileSource source = FileSource.of(Files.write(dir.resolve("twice"), data),
+                SourceOptions.defaults().withChunkSize(4096));
+        assertThat(collect(source.open())).isEqualTo(data);
+        assertThat(collect(source.open())).isEqualTo(data);
+    }
+
+    @Test
+    void missingFileIsAOneLineSourceFailure() {
+        Path missing = dir.resolve("nope.bin");
+        assertThatThrownBy(() -> FileSource.of(missing))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_FAILED);
+                    assertThat(e.reason()).isEqualTo(ConnectorException.Reason.NOT_FOUND);
+                })
+                .hasMessage("cannot read " + missing + ": no such file or directory");
+    }
+
+    @Test
+    void directoryIsRefused() {
+        assertThatThrownBy(() -> FileSource.of(dir))
+                .isInstanceOfSatisfying(ConnectorException.class,
+                        e -> assertThat(e.reason()).isEqualTo(ConnectorException.Reason.NOT_A_FILE))
+                .hasMessage("cannot read " + dir + ": is a directory");
+    }
+
+    @Test
+    void fileDeletedBeforeReadingFailsTheFluxWithAClearMessage() throws IOException {
+        Path file = randomFile(dir, "gone", 10, 3);
+        FileSource source = FileSource.of(file);
+        Files.delete(file);
+        StepVerifier.create(source.open())
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOf(ConnectorException.class)
+                        .hasMessage("cannot read " + file + ": no such file or directory"))
+                .verify(T);
+    }
+
+    @Test
+    void neverHoldsMoreThanItsBuffersAndResumesWhenOneIsReleased() throws IOException {
+        Path file = randomFile(dir, "big", 64 * 1024, 4);
+        BufferPool pool = new BufferPool("bounded", 1024, 3);
+        FileSource source = FileSource.of(file, SourceOptions.defaults().withPool(pool));
+        List<Chunk> held = new CopyOnWriteArrayList<>();
+
+        StepVerifier.create(source.open(), 10)
+                .recordWith(() -> held)
+                .expectNextCount(3)
+                // Demand is 10 but only 3 buffers exist: the source waits, it does not fail.
+                .expectNoEvent(Duration.ofMillis(200))
+                .then(() -> held.get(0).release())
+                .expectNextCount(1)
+                .thenCancel()
+                .verify(T);
+        held.subList(1, held.size()).forEach(Chunk::release);
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
+    void readsAndEmitsOnTheIoSchedulerNotTheRequestingThread() throws IOException {
+        Path file = randomFile(dir, "threads", 10 * 4096, 5);
+        FileSource source = FileSource.of(file, SourceOptions.defaults().withChunkSize(4096));
+        List<String> threads = new CopyOnWriteArrayList<>();
+        collect(source.open().doOnNext(c -> threads.add(Thread.currentThread().getName()))
+                .subscribeOn(Schedulers.parallel()));
+        assertThat(threads).isNotEmpty().allMatch(n -> n.startsWith("boundedElastic"));
+    }
+
+    @Test
+    void cancelMidStreamReturnsEveryBuffer() throws IOException {
+        Path file = randomFile(dir, "cancel", 256 * 1024, 6);
+        BufferPool pool = new BufferPool("cancel", 4096, 8);
+        FileSource source = FileSource.of(file, SourceOptions.defaults().withPool(pool));
+        StepVerifier.create(source.open().doOnNext(Chunk::release).take(5))
+                .expectNextCount(5)
+                .verifyComplete();
+        await("pool drained after cancel", () -> pool.outstanding() == 0);
+    }
+
+    @Test
+    void specialFilesAreReadSequentiallyAndCancelReturnsBuffers() {
+        BufferPool pool = new BufferPool("zero", 8192, 4);
+        FileSource source = FileSource.of(Path.of("/dev/zero"), SourceOptions.defaults().withPool(pool));
+        assertThat(source.size()).isEmpty();
+        byte[] got = collect(source.open().take(10));
+        assertThat(got).hasSize(10 * 8192).containsOnly(0);
+        await("pool drained after cancel", () -> pool.outstanding() == 0);
+    }
+
+    @Test
+    void streamSourceFillsChunksFromAnInputStream() {
+        byte[] data = randomBytes(50_000, 7);
+        ChannelSource source = ChannelSource.ofStream("bytes", () -> new ByteArrayInputStream(data), true)
+                .withOptions(SourceOptions.defaults().withChunkSize(16384));
+        List<Integer> sizes = new CopyOnWriteArrayList<>();
+        assertThat(collect(source.open().doOnNext(c -> sizes.add(c.remaining())))).isEqualTo(data);
+        assertThat(sizes).containsExactly(16384, 16384, 16384, 50_000 - 3 * 16384);
+    }
+
+    @Test
+    void readErrorMidStreamFailsWithSourceFailedAndLeaksNothing() {
+        BufferPool pool = new BufferPool("error", 1024, 4);
+        ChannelSource source = ChannelSource.ofChannel("flaky device", FailingChannel::new, true)
+                .withOptions(SourceOptions.defaults().withPool(pool));
+        List<Chunk> got = new CopyOnWriteArrayList<>();
+        StepVerifier.create(source.open())
+                .recordWith(() -> got)
+                .expectNextCount(2)
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOfSatisfying(ConnectorException.class,
+                                ce -> assertThat(ce.code()).isEqualTo(ErrorCode.SOURCE_FAILED))
+                        .hasMessage("cannot read flaky device: Input/output error"))
+                .verify(T);
+        got.forEach(Chunk::release);
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
+    void consumerErrorCancelsTheSourceAndBuffersComeBack() throws IOException {
+        Path file = randomFile(dir, "consumer-error", 64 * 1024, 8);
+        BufferPool pool = new BufferPool("consumer-error", 4096, 4);
+        FileSource source = FileSource.of(file, SourceOptions.defaults().withPool(pool));
+        Flux<Chunk> failing = source.open().concatMap(c -> {
+            c.release();
+            return Flux.<Chunk>error(new IllegalStateException("boom"));
+        }, 1);
+        StepVerifier.create(failing).expectErrorMessage("boom").verify(T);
+        await("pool drained after error", () -> pool.outstanding() == 0);
+    }
+
+    /** Two good reads of 1024 bytes, then EIO. */
+    static final class FailingChannel implements ReadableByteChannel {
+        private int reads;
+        private boolean open = true;
+
+        @Override
+        public int read(ByteBuffer dst) throws IOException {
+            if (reads++ >= 2) {
+                throw new IOException("Input/output error");
+            }
+            int n = dst.remaining();
+            dst.position(dst.limit());
+            return n;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return open;
+        }
+
+        @Override
+        public void close() {
+            open = false;
+        }
+    }
+}
