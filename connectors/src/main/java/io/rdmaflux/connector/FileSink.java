@@ -139,8 +139,9 @@ public final class FileSink implements Sink {
             Path abs = target.toAbsolutePath();
             String name = abs.getFileName().toString();
             String suffix = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffffL);
-            temp = abs.resolveSibling("." + name + ".rdflux-" + suffix + ".part");
-            channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            Path t = abs.resolveSibling("." + name + ".rdflux-" + suffix + ".part");
+            channel = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            temp = t;
             try {
                 if (Files.isRegularFile(abs)) {
                     Set<PosixFilePermission> perms = Files.getPosixFilePermissions(abs);

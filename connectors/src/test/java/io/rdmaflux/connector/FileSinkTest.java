@@ -1,0 +1,288 @@
+package io.rdmaflux.connector;
+
+import static io.rdmaflux.connector.TestSupport.await;
+import static io.rdmaflux.connector.TestSupport.chunksOf;
+import static io.rdmaflux.connector.TestSupport.list;
+import static io.rdmaflux.connector.TestSupport.randomBytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmaflux.buffer.BufferPool;
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.channels.Channels;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+import reactor.test.publisher.TestPublisher;
+
+class FileSinkTest {
+
+    private static final Duration T = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void writesTheStreamAndRenamesItIntoPlace() throws IOException {
+        byte[] data = randomBytes(5 * 4096 + 3, 11);
+        BufferPool pool = new BufferPool("sink", 4096, 8);
+        Path out = dir.resolve("out.bin");
+        FileSink sink = FileSink.of(out);
+
+        StepVerifier.create(sink.write(chunksOf(data, 4096, pool)))
+                .expectNext(new SinkResult(data.length, out.toString()))
+                .verifyComplete();
+        assertThat(Files.readAllBytes(out)).isEqualTo(data);
+        assertThat(list(dir)).containsExactly("out.bin");
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
+    void emptyStreamCreatesAnEmptyFile() throws IOException {
+        Path out = dir.resolve("empty");
+        StepVerifier.create(FileSink.of(out).write(Flux.empty()))
+                .expectNext(new SinkResult(0, out.toString()))
+                .verifyComplete();
+        assertThat(out).exists().isEmptyFile();
+    }
+
+    @Test
+    void replacesAnExistingFileKeepingItsPermissions() throws IOException {
+        Path out = dir.resolve("old");
+        Files.write(out, randomBytes(100_000, 12));
+        Files.setPosixFilePermissions(out, PosixFilePermissions.fromString("rw-r-----"));
+        byte[] data = randomBytes(1000, 13);
+        BufferPool pool = new BufferPool("replace", 512, 4);
+
+        FileSink.of(out, SinkOptions.defaults().withFsync(true)).write(chunksOf(data, 512, pool)).block(T);
+
+        assertThat(Files.readAllBytes(out)).isEqualTo(data);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(out))).isEqualTo("rw-r-----");
+        assertThat(list(dir)).containsExactly("old");
+    }
+
+    @Test
+    void upstreamFailureRemovesThePartialFileKeepsTheOldOneAndSaysSo() throws IOException {
+        Path out = dir.resolve("keep.bin");
+        byte[] old = randomBytes(10, 14);
+        Files.write(out, old);
+        BufferPool pool = new BufferPool("fail", 1024, 8);
+        Flux<Chunk> data = chunksOf(randomBytes(3 * 1024, 15), 1024, pool)
+                .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "stream incomplete: peer died")));
+
+        StepVerifier.create(FileSink.of(out).write(data))
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOfSatisfying(ProtocolException.class,
+                                pe -> assertThat(pe.code()).isEqualTo(ErrorCode.TRUNCATED))
+                        .hasMessage("stream incomplete: peer died; partial file removed, " + out + " left unchanged"))
+                .verify(T);
+        assertThat(list(dir)).containsExactly("keep.bin");
+        assertThat(Files.readAllBytes(out)).isEqualTo(old);
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
+    void cancelRemovesThePartialFileAndReleasesEveryChunk() throws IOException {
+        BufferPool pool = new BufferPool("cancel", 1024, 8);
+        TestPublisher<Chunk> upstream = TestPublisher.createCold();
+        Path out = dir.resolve("cancelled.bin");
+        Disposable writing = FileSink.of(out).write(upstream).subscribe();
+
+        await("sink requested its prefetch", () -> upstream.wasRequested());
+        for (int i = 0; i < 3; i++) {
+            Chunk c = pool.acquire();
+            c.buffer().put(new byte[1024]).flip();
+            upstream.next(c);
+        }
+        writing.dispose();
+
+        await("chunks released", () -> pool.outstanding() == 0);
+        await("partial file removed", () -> {
+            try {
+                return list(dir).isEmpty();
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+        });
+        upstream.assertCancelled();
+    }
+
+    @Test
+    void requestsOnlyItsPrefetchAheadOfTheWrites() {
+        TestPublisher<Chunk> upstream = TestPublisher.createCold();
+        BufferPool pool = new BufferPool("prefetch", 16, 64);
+        Path out = dir.resolve("prefetch");
+        List<Long> requests = new CopyOnWriteArrayList<>();
+        Disposable writing = FileSink.of(out, SinkOptions.defaults().withPrefetch(3))
+                .write(Flux.from(upstream).doOnRequest(requests::add)).subscribe();
+        await("initial request", () -> !requests.isEmpty());
+        assertThat(requests.get(0)).isEqualTo(3);
+        for (int i = 0; i < 10; i++) {
+            Chunk c = pool.acquire();
+            c.buffer().put(new byte[16]).flip();
+            upstream.next(c);
+        }
+        upstream.complete();
+        await("done", () -> Files.exists(out));
+        assertThat(requests).allMatch(n -> n <= 3);
+        assertThat(pool.outstanding()).isZero();
+        writing.dispose();
+    }
+
+    @Test
+    void writesOnTheIoSchedulerNotTheDeliveringThread() throws IOException {
+        List<String> threads = new CopyOnWriteArrayList<>();
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        ChannelSink sink = ChannelSink.of("capture", () -> {
+            threads.add(Thread.currentThread().getName());
+            return Channels.newChannel(captured);
+        }, true);
+        byte[] data = randomBytes(10_000, 16);
+        BufferPool pool = new BufferPool("threads", 1000, 4);
+        sink.write(chunksOf(data, 1000, pool).publishOn(Schedulers.parallel(), 2)).block(T);
+        assertThat(captured.toByteArray()).isEqualTo(data);
+        assertThat(threads).allMatch(n -> n.startsWith("boundedElastic"));
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
+    void directoryTargetIsRefused() {
+        assertThatThrownBy(() -> FileSink.of(dir))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
+                    assertThat(e.reason()).isEqualTo(ConnectorException.Reason.NOT_A_FILE);
+                })
+                .hasMessage("cannot write " + dir + ": is a directory");
+    }
+
+    @Test
+    void missingDirectoryIsRefused() {
+        Path out = dir.resolve("no/such/dir/file");
+        assertThatThrownBy(() -> FileSink.of(out))
+                .isInstanceOf(ConnectorException.class)
+                .hasMessage("cannot write " + out + ": directory " + out.getParent() + " does not exist");
+    }
+
+    @Test
+    void devNullIsWrittenInPlace() {
+        FileSink sink = FileSink.of(Path.of("/dev/null"));
+        assertThat(sink.inPlace()).isTrue();
+        BufferPool pool = new BufferPool("null", 4096, 4);
+        StepVerifier.create(sink.write(chunksOf(randomBytes(40_000, 17), 4096, pool)))
+                .expectNext(new SinkResult(40_000, "/dev/null"))
+                .verifyComplete();
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
+    void fifoIsWrittenInPlace() throws Exception {
+        Path fifo = dir.resolve("fifo");
+        Assumptions.assumeTrue(run("mkfifo", fifo.toString()) == 0, "mkfifo is not available");
+        FileSink sink = FileSink.of(fifo);
+        assertThat(sink.inPlace()).isTrue();
+        byte[] data = randomBytes(200_000, 18);
+        Process reader = new ProcessBuilder("cat", fifo.toString()).start();
+        BufferPool pool = new BufferPool("fifo", 8192, 4);
+        java.util.concurrent.CompletableFuture<byte[]> read = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return reader.getInputStream().readAllBytes();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        SinkResult result = sink.write(chunksOf(data, 8192, pool)).block(T);
+        byte[] got = read.get(30, TimeUnit.SECONDS);
+        assertThat(reader.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(result.bytes()).isEqualTo(data.length);
+        assertThat(got).isEqualTo(data);
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
+    void permissionDeniedIsAOneLineSinkFailure() {
+        // Root bypasses file modes, but not sysfs: creating a file at its top is refused.
+        Path out = Path.of("/sys/rdflux-test.out");
+        Assumptions.assumeTrue(Files.isDirectory(Path.of("/sys")), "no /sys here");
+        BufferPool pool = new BufferPool("denied", 1024, 4);
+        StepVerifier.create(FileSink.of(out).write(chunksOf(randomBytes(4096, 19), 1024, pool)))
+                .expectErrorSatisfies(e -> assertThat(e)
+                        .isInstanceOfSatisfying(ConnectorException.class, ce -> {
+                            assertThat(ce.code()).isEqualTo(ErrorCode.SINK_FAILED);
+                            assertThat(ce.reason()).isEqualTo(ConnectorException.Reason.PERMISSION_DENIED);
+                        })
+                        .hasMessage("cannot write " + out + ": permission denied; nothing was written"))
+                .verify(T);
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
+    void readOnlyFileSystemIsAOneLineSinkFailure() throws Exception {
+        Path ro = Files.createDirectory(dir.resolve("ro"));
+        Assumptions.assumeTrue(run("mount", "--bind", ro.toString(), ro.toString()) == 0,
+                "cannot bind-mount here (needs root and CAP_SYS_ADMIN); skipping the read-only test");
+        try {
+            Assumptions.assumeTrue(run("mount", "-o", "remount,ro,bind", ro.toString()) == 0,
+                    "cannot remount read-only here; skipping");
+            Path out = ro.resolve("out.bin");
+            BufferPool pool = new BufferPool("ro", 1024, 4);
+            StepVerifier.create(FileSink.of(out).write(chunksOf(randomBytes(4096, 20), 1024, pool)))
+                    .expectErrorSatisfies(e -> assertThat(e)
+                            .isInstanceOfSatisfying(ConnectorException.class,
+                                    ce -> assertThat(ce.reason()).isEqualTo(ConnectorException.Reason.PERMISSION_DENIED))
+                            .hasMessage("cannot write " + out + ": read-only file system; nothing was written"))
+                    .verify(T);
+            assertThat(pool.outstanding()).isZero();
+        } finally {
+            run("umount", ro.toString());
+        }
+    }
+
+    @Test
+    void diskFullRemovesThePartialFileAndSaysSo() throws Exception {
+        Path mnt = Files.createDirectory(dir.resolve("tiny"));
+        Assumptions.assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mnt.toString()) == 0,
+                "cannot mount a small tmpfs here (needs root and CAP_SYS_ADMIN); skipping the disk-full test");
+        try {
+            Path out = mnt.resolve("big.bin");
+            BufferPool pool = new BufferPool("enospc", 64 * 1024, 4);
+            StepVerifier.create(FileSink.of(out).write(chunksOf(randomBytes(1 << 20, 21), 64 * 1024, pool)))
+                    .expectErrorSatisfies(e -> assertThat(e)
+                            .isInstanceOfSatisfying(ConnectorException.class, ce -> {
+                                assertThat(ce.code()).isEqualTo(ErrorCode.SINK_FAILED);
+                                assertThat(ce.reason()).isEqualTo(ConnectorException.Reason.NO_SPACE);
+                            })
+                            .hasMessage("cannot write " + out + ": disk full (no space left on device); "
+                                    + "partial file removed, " + out + " left unchanged"))
+                    .verify(T);
+            assertThat(list(mnt)).isEmpty();
+            await("chunks released", () -> pool.outstanding() == 0);
+        } finally {
+            run("umount", mnt.toString());
+        }
+    }
+
+    private static int run(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return -1;
+        }
+        return p.exitValue();
+    }
+}
