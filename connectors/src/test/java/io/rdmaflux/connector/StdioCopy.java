@@ -1,0 +1,27 @@
+package io.rdmaflux.connector;
+
+import io.rdmaflux.protocol.ProtocolException;
+
+/**
+ * A tiny cat for tests, run as a separate process: copies {@code args[0]} (or stdin) to
+ * {@code args[1]} (or stdout) through a source and a sink, exits with the error code's exit
+ * status and one line on stderr on failure. It stands in for rdsend | rdrecv without a channel.
+ */
+public final class StdioCopy {
+
+    private StdioCopy() {
+    }
+
+    public static void main(String[] args) {
+        try {
+            Source source = Source.fileOrStdin(args.length > 0 ? args[0] : null);
+            Sink sink = Sink.fileOrStdout(args.length > 1 ? args[1] : null);
+            SinkResult r = sink.write(source.open(), source.metadata()).block();
+            System.err.println("copied " + r.bytes() + " bytes to " + r.location());
+            System.exit(0);
+        } catch (ProtocolException e) {
+            System.err.println("stdiocopy: " + e.getMessage());
+            System.exit(e.code().exitCode());
+        }
+    }
+}
