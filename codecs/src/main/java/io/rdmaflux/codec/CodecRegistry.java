@@ -1,0 +1,76 @@
+package io.rdmaflux.codec;
+
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.ServiceLoader;
+
+/**
+ * The codec stages known to this process: those listed in
+ * {@code META-INF/services/io.rdmaflux.codec.CodecStage} on the class path (the built-in zstd and
+ * aes-256-gcm, and any of yours), plus any registered explicitly.
+ */
+public final class CodecRegistry {
+
+    private static volatile CodecRegistry defaultRegistry;
+
+    private final Map<String, CodecStage> stages;
+
+    private CodecRegistry(Map<String, CodecStage> stages) {
+        this.stages = Collections.unmodifiableMap(new LinkedHashMap<>(stages));
+    }
+
+    /** The stages found with ServiceLoader through this class's class loader (loaded once). */
+    public static CodecRegistry defaultRegistry() {
+        CodecRegistry r = defaultRegistry;
+        if (r == null) {
+            synchronized (CodecRegistry.class) {
+                r = defaultRegistry;
+                if (r == null) {
+                    r = load(CodecRegistry.class.getClassLoader());
+                    defaultRegistry = r;
+                }
+            }
+        }
+        return r;
+    }
+
+    /** The stages found with ServiceLoader through {@code loader}. */
+    public static CodecRegistry load(ClassLoader loader) {
+        Map<String, CodecStage> m = new LinkedHashMap<>();
+        for (CodecStage s : ServiceLoader.load(CodecStage.class, loader)) {
+            m.putIfAbsent(s.name(), s);
+        }
+        return new CodecRegistry(m);
+    }
+
+    /** A copy of this registry with one more stage (replacing one of the same name). */
+    public CodecRegistry with(CodecStage stage) {
+        Map<String, CodecStage> m = new LinkedHashMap<>(stages);
+        m.put(stage.name(), stage);
+        return new CodecRegistry(m);
+    }
+
+    /** The stage for a spec; a CODEC error for an unknown name or an unsupported version. */
+    public CodecStage resolve(CodecSpec spec) {
+        CodecStage s = stages.get(spec.name());
+        if (s == null) {
+            throw new ProtocolException(ErrorCode.CODEC, "unknown codec '" + spec.name() + "' (this side knows: "
+                    + String.join(", ", stages.keySet()) + ")");
+        }
+        if (!s.supportsVersion(spec.version())) {
+            throw new ProtocolException(ErrorCode.CODEC, "codec '" + spec.name() + "' version " + spec.version()
+                    + " is not supported (this side has version " + s.version() + ")");
+        }
+        s.validate(spec);
+        return s;
+    }
+
+    /** The known stages, by name. */
+    public Collection<CodecStage> stages() {
+        return stages.values();
+    }
+}

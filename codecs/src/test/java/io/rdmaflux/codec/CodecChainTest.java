@@ -1,0 +1,74 @@
+package io.rdmaflux.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import org.junit.jupiter.api.Test;
+
+class CodecChainTest {
+
+    @Test
+    void serviceLoaderFindsBuiltInStages() {
+        assertThat(CodecRegistry.defaultRegistry().stages())
+                .extracting(CodecStage::name).contains("zstd", "aes-256-gcm");
+    }
+
+    @Test
+    void formatsAndParsesTheChainString() {
+        CodecChain chain = CodecChain.builder().zstd(3).aesGcm().build();
+        assertThat(chain.format()).isEqualTo("zstd:1;level=3,aes-256-gcm:1");
+        CodecChain back = CodecChain.parse(chain.format());
+        assertThat(back).isEqualTo(chain);
+        assertThat(back.requiresKey()).isTrue();
+        assertThat(back.contains("zstd")).isTrue();
+        assertThat(CodecChain.parse("zstd:1").specs().get(0).param("level", "?")).isEqualTo("?");
+        assertThat(CodecChain.parse(" zstd:1 , aes-256-gcm:1 ").specs()).hasSize(2);
+    }
+
+    @Test
+    void emptyOrBlankIsTheEmptyChain() {
+        assertThat(CodecChain.parse("").isEmpty()).isTrue();
+        assertThat(CodecChain.parse(null).isEmpty()).isTrue();
+        assertThat(CodecChain.empty().format()).isEmpty();
+        assertThat(CodecChain.empty().requiresKey()).isFalse();
+    }
+
+    @Test
+    void unknownCodecIsRefusedWithAClearCodecError() {
+        assertThatThrownBy(() -> CodecChain.parse("zstd:1,lz5:1"))
+                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
+                .hasMessageContaining("unknown codec 'lz5'").hasMessageContaining("zstd");
+    }
+
+    @Test
+    void unsupportedVersionIsRefused() {
+        assertThatThrownBy(() -> CodecChain.parse("aes-256-gcm:2"))
+                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
+                .hasMessageContaining("version 2 is not supported");
+    }
+
+    @Test
+    void malformedStringsAreRefused() {
+        for (String s : new String[] {"zstd", "zstd:x", "zstd:1,", ",zstd:1", "zstd:1;level", "ZSTD:1", "zstd:1;level=99",
+                "zstd:1;level=0", "zstd:1;level=abc", "zstd:-1"}) {
+            assertThatThrownBy(() -> CodecChain.parse(s)).as(s)
+                    .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC));
+        }
+    }
+
+    @Test
+    void blockSizeLeavesRoomForRecordHeadersInOneFrame() {
+        CodecChain chain = CodecChain.builder().zstd(1).aesGcm().build();
+        assertThat(chain.blockSizeFor(1 << 20)).isEqualTo((1 << 20) - ZstdStage.HEADER - AesGcmStage.HEADER - AesGcmStage.TAG);
+        assertThat(CodecChain.empty().blockSizeFor(1 << 20)).isEqualTo(1 << 20);
+        assertThat(CodecContext.DEFAULT_BLOCK_SIZE).isLessThanOrEqualTo(chain.blockSizeFor(1 << 20));
+    }
+
+    @Test
+    void providerIsReported() {
+        assertThat(AesGcmStage.provider()).startsWith("AES-256-GCM: ");
+        assertThat(AesGcmStage.provider()).containsAnyOf("OpenSSL", "JDK");
+    }
+}
