@@ -136,10 +136,16 @@ public final class RdmaNative {
                 }
                 appendToSearchPath(p.getParent());
             }
+            // DiSNI logs every verb call at INFO; keep it to warnings where slf4j-simple is used.
+            if (System.getProperty("org.slf4j.simpleLogger.log.com.ibm.disni") == null) {
+                System.setProperty("org.slf4j.simpleLogger.log.com.ibm.disni", "warn");
+            }
             // Runs DiSNI's System.loadLibrary("disni"), which now finds the loaded file.
             Class.forName(DISPATCHER, true, RdmaNative.class.getClassLoader());
             return null;
-        } catch (UnsatisfiedLinkError | ExceptionInInitializerError | NoClassDefFoundError e) {
+        } catch (NoClassDefFoundError e) {
+            return "DiSNI cannot initialise: " + e.getMessage().replace('/', '.') + " is missing from the class path";
+        } catch (UnsatisfiedLinkError | ExceptionInInitializerError e) {
             String msg = String.valueOf(e.getMessage());
             return "native library missing: DiSNI could not load libdisni (" + firstLine(msg)
                     + "); pass -Djava.library.path=<directory holding libdisni.so>";
