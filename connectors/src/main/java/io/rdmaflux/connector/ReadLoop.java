@@ -12,7 +12,7 @@ import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * The engine of every source: a {@code Flux.push} whose reads run on the options' scheduler,
+ * The engine of every source: a {@code Flux.create} whose reads run on the options' scheduler,
  * one at a time, whenever the subscriber has demand and a buffer is free.
  *
  * <p>Requests, releases and cancellation only {@linkplain #signal() signal}; a serialized
@@ -55,7 +55,9 @@ final class ReadLoop implements Runnable {
      * @param opener opens the resource; runs on the scheduler, may block
      */
     static Flux<Chunk> flux(String what, Callable<ChunkReader> opener, SourceOptions options) {
-        return Flux.push(sink -> {
+        // Flux.create, not Flux.push: only a push-pull sink calls onRequest for every request
+        // (a push sink calls it once, with Long.MAX_VALUE), and reads are driven by requests.
+        return Flux.create(sink -> {
             ReadLoop loop = new ReadLoop(what, opener, options, sink);
             sink.onRequest(n -> loop.signal());
             sink.onDispose(loop::dispose);

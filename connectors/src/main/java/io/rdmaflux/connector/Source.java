@@ -16,7 +16,11 @@ import reactor.core.publisher.Flux;
  * release it exactly once when its bytes are no longer needed (the channel does so once they
  * have left the host). Sources draw chunks from bounded pools and read only as chunks come
  * back, so a subscriber that holds on to chunks stalls the source rather than growing memory;
- * a subscriber that never releases will see the stream stop, not a leak.
+ * a subscriber that never releases will see the stream stop, not a leak. Operators that may
+ * drop chunks they already hold (concatMap, publishOn, take with a prefetch, ...) hand them to
+ * Reactor's discard hook on cancel and error, so put
+ * {@code .doOnDiscard(Chunk.class, Chunk::releaseQuietly)} downstream of them (the hook applies
+ * to the operators above it).
  *
  * <p><b>Threads.</b> Demand may arrive on any thread, including the channel's event loops.
  * Implementations never block the requesting thread: blocking reads run on a dedicated

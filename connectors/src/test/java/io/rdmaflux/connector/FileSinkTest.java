@@ -153,7 +153,8 @@ class FileSinkTest {
             return Channels.newChannel(captured);
         }, true);
         byte[] data = randomBytes(10_000, 16);
-        BufferPool pool = new BufferPool("threads", 1000, 4);
+        // publishOn prefetches 2 and the sink 4: 6 chunks can be out at once.
+        BufferPool pool = new BufferPool("threads", 1000, 8);
         sink.write(chunksOf(data, 1000, pool).publishOn(Schedulers.parallel(), 2)).block(T);
         assertThat(captured.toByteArray()).isEqualTo(data);
         assertThat(threads).allMatch(n -> n.startsWith("boundedElastic"));

@@ -1,0 +1,134 @@
+package io.rdmaflux.connector;
+
+import static io.rdmaflux.connector.TestSupport.await;
+import static io.rdmaflux.connector.TestSupport.list;
+import static io.rdmaflux.connector.TestSupport.randomFile;
+import static io.rdmaflux.connector.TestSupport.sha256;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmaflux.buffer.BufferPool;
+import io.rdmaflux.channel.FluxReceiver;
+import io.rdmaflux.channel.FluxSender;
+import io.rdmaflux.channel.ReceiverServer;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.StreamMetadata;
+import io.rdmaflux.transport.TransportKind;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Mono;
+
+/**
+ * Files through the real channel: FileSource -> FluxSender -> TCP on loopback -> FluxReceiver
+ * -> FileSink, compared by SHA-256. BlockHound watches that no positional file read or write
+ * (pread/pwrite) happens on a Netty event loop or another non-blocking thread.
+ */
+class ChannelRoundTripTest {
+
+    private static final Duration T = Duration.ofSeconds(60);
+    private static final String KEY = "round-trip-key";
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void blockHound() {
+        BlockHound.builder()
+                .markAsBlocking("sun.nio.ch.FileDispatcherImpl", "pread0", "(Ljava/io/FileDescriptor;JIJ)I")
+                .markAsBlocking("sun.nio.ch.FileDispatcherImpl", "pwrite0", "(Ljava/io/FileDescriptor;JIJ)I")
+                .install();
+    }
+
+    @Test
+    void fileToFileOverTcpArrivesIntactWithNameAndSize() throws IOException {
+        // Not a multiple of the 1 MiB frame or chunk size.
+        Path src = randomFile(dir, "src.bin", 24 * 1024 * 1024 + 12345, 41);
+        Path out = Files.createDirectory(dir.resolve("out")).resolve("dst.bin");
+        BufferPool pool = new BufferPool("round-trip", 1 << 20, 16);
+        FileSource source = FileSource.of(src, SourceOptions.defaults().withPool(pool));
+
+        StreamMetadata seen = transfer(source, FileSink.of(out));
+
+        assertThat(sha256(out)).isEqualTo(sha256(src));
+        assertThat(seen.get(StreamMetadata.NAME)).isEqualTo("src.bin");
+        assertThat(seen.size()).isEqualTo(Files.size(src));
+        assertThat(list(out.getParent())).containsExactly("dst.bin");
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
+    void emptyAndOneByteFilesArrive() throws IOException {
+        for (int size : new int[] {0, 1}) {
+            Path src = randomFile(dir, "small-" + size, size, 42 + size);
+            Path out = dir.resolve("small-" + size + ".out");
+            transfer(FileSource.of(src), FileSink.of(out));
+            assertThat(Files.readAllBytes(out)).isEqualTo(Files.readAllBytes(src));
+        }
+    }
+
+    @Test
+    void aSinkThatCannotWriteFailsBothSidesWithItsReason() throws IOException {
+        Path src = randomFile(dir, "denied.bin", 3 * 1024 * 1024, 44);
+        Path out = Path.of("/sys/rdflux-round-trip.out");
+        AtomicReference<Throwable> receiverError = new AtomicReference<>();
+        assertThatThrownBy(() -> transfer(FileSource.of(src), FileSink.of(out), receiverError))
+                .isInstanceOfSatisfying(ProtocolException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED))
+                .hasMessageContaining("cannot write " + out + ": permission denied");
+        assertThat(receiverError.get()).hasMessage("cannot write " + out + ": permission denied; nothing was written");
+    }
+
+    @Test
+    void aSourceThatFailsMidStreamLeavesNoFileOnTheReceiver() throws IOException {
+        Path out = Files.createDirectory(dir.resolve("nothing")).resolve("never.bin");
+        BufferPool pool = new BufferPool("failing", 1024, 4);
+        ChannelSource source = ChannelSource.ofChannel("flaky device", FileSourceTest.FailingChannel::new, true)
+                .withOptions(SourceOptions.defaults().withPool(pool));
+        AtomicReference<Throwable> receiverError = new AtomicReference<>();
+        assertThatThrownBy(() -> transfer(source, FileSink.of(out), receiverError))
+                .isInstanceOfSatisfying(ProtocolException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_FAILED))
+                .hasMessageContaining("cannot read flaky device: Input/output error");
+        await("receiver's sink finished", () -> receiverError.get() != null);
+        assertThat(receiverError.get()).hasMessageContaining("partial file removed");
+        assertThat(list(out.getParent())).isEmpty();
+        await("source buffers returned", () -> pool.outstanding() == 0);
+    }
+
+    private static StreamMetadata transfer(Source source, Sink sink) {
+        return transfer(source, sink, new AtomicReference<>());
+    }
+
+    /** Sends {@code source} to a receiver that writes {@code sink}; returns the metadata it saw. */
+    private static StreamMetadata transfer(Source source, Sink sink, AtomicReference<Throwable> receiverError) {
+        AtomicReference<StreamMetadata> seen = new AtomicReference<>();
+        ReceiverServer server = FluxReceiver.create().host("127.0.0.1").port(0).key(KEY)
+                .transport(TransportKind.TCP)
+                .handle(stream -> {
+                    seen.set(stream.metadata());
+                    return sink.write(stream.receiveChunks(), stream.metadata())
+                            .doOnError(receiverError::set)
+                            .then();
+                })
+                .bind()
+                .block(T);
+        try {
+            FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key(KEY)
+                    .transport(TransportKind.TCP)
+                    .send(source.metadata(), session -> source.open())
+                    .then(Mono.fromSupplier(seen::get))
+                    .block(T);
+        } finally {
+            server.dispose();
+        }
+        return seen.get();
+    }
+}
