@@ -1,0 +1,226 @@
+package io.rdmaflux.transport.rdma;
+
+import com.ibm.disni.verbs.RdmaCm;
+import com.ibm.disni.verbs.RdmaCmEvent;
+import com.ibm.disni.verbs.RdmaCmId;
+import com.ibm.disni.verbs.RdmaEventChannel;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.transport.FrameConnection;
+import io.rdmaflux.transport.Transport;
+import io.rdmaflux.transport.TransportKind;
+import io.rdmaflux.transport.TransportOptions;
+import io.rdmaflux.transport.TransportServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The RDMA transport: reliable-connected queue pairs set up through the RDMA connection manager,
+ * on DiSNI's verbs API (not its endpoint groups) and the project's own {@code libdisni}.
+ *
+ * <p>Each connection has one registered receive ring, allocated once, whose posted receives are
+ * the credits the peer gets, plus a few receives reserved for control frames, so a
+ * receiver-not-ready cannot happen while the engine keeps to its credits. Every frame travels as
+ * one SEND_WITH_IMM whose immediate value is the frame type, so data lands page-aligned at the
+ * start of a receive slot. See {@link RdmaConnection} for the slot and thread model.
+ *
+ * <p>Blocking connection-manager steps (resolve, connect, accept) run on this transport's own
+ * threads, never on Netty's or Reactor's parallel threads.
+ *
+ * <p>Tuning beyond {@link TransportOptions}: the system property {@code rdmaflux.rdma.source}
+ * (or the environment variable {@code RDMAFLUX_RDMA_SOURCE}) binds outgoing connections to a
+ * local address, which picks the RDMA device they leave from.
+ */
+public final class RdmaTransport implements Transport {
+
+    /** Resolve and route timeouts given to the connection manager, in ms. */
+    static final int RESOLVE_TIMEOUT_MS = 2000;
+    /** Transport retries (ack timeouts) and receiver-not-ready retries (7: without limit). */
+    static final byte RETRY_COUNT = 7;
+    static final byte RNR_RETRY_COUNT = 7;
+
+    /** Threads for the blocking connection-manager steps of connect and listen. */
+    static final Scheduler CM_THREADS = Schedulers.newBoundedElastic(8, 64, "rdma-flux-cm", 30, true);
+
+    private static final AtomicInteger LIVE_CONNECTIONS = new AtomicInteger();
+    private static final AtomicInteger LIVE_LISTENERS = new AtomicInteger();
+
+    public RdmaTransport() {
+    }
+
+    @Override
+    public TransportKind kind() {
+        return TransportKind.RDMA;
+    }
+
+    @Override
+    public String unavailableReason() {
+        return RdmaNative.unavailableReason();
+    }
+
+    /** Connections whose verbs resources are not yet all released; tests check it reaches 0. */
+    public static int liveConnections() {
+        return LIVE_CONNECTIONS.get();
+    }
+
+    /** Listeners not yet fully torn down. */
+    public static int liveListeners() {
+        return LIVE_LISTENERS.get();
+    }
+
+    /** Bytes of memory currently registered with RDMA devices by this JVM. */
+    public static long registeredBytes() {
+        return RdmaConnection.REGISTERED_BYTES.get();
+    }
+
+    static void connectionOpened() {
+        LIVE_CONNECTIONS.incrementAndGet();
+    }
+
+    static void connectionReleased() {
+        LIVE_CONNECTIONS.decrementAndGet();
+    }
+
+    static void listenerOpened() {
+        LIVE_LISTENERS.incrementAndGet();
+    }
+
+    static void listenerReleased() {
+        LIVE_LISTENERS.decrementAndGet();
+    }
+
+    @Override
+    public Mono<FrameConnection> connect(InetSocketAddress address, TransportOptions options) {
+        return Mono.<FrameConnection>fromCallable(() -> connectBlocking(address, options))
+                .subscribeOn(CM_THREADS);
+    }
+
+    @Override
+    public Mono<TransportServer> listen(InetSocketAddress address, TransportOptions options,
+                                        Consumer<FrameConnection> acceptor) {
+        return Mono.<TransportServer>fromCallable(() -> RdmaListener.open(address, options, acceptor))
+                .subscribeOn(CM_THREADS);
+    }
+
+    private static FrameConnection connectBlocking(InetSocketAddress address, TransportOptions options) {
+        RdmaNative.ensureAvailable();
+        String target = format(address);
+        long deadline = System.nanoTime() + Math.max(1, options.connectTimeout().toNanos());
+        RdmaEventChannel channel = null;
+        RdmaCmId id = null;
+        RdmaConnection conn = null;
+        try {
+            channel = RdmaEventChannel.createEventChannel();
+            id = channel.createId(RdmaCm.RDMA_PS_TCP);
+            InetAddress source = sourceAddress();
+            if (source != null) {
+                id.bindAddr(new InetSocketAddress(source, 0));
+            }
+            id.resolveAddr(null, address, RESOLVE_TIMEOUT_MS);
+            expect(channel, RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_RESOLVED, deadline, target);
+            id.resolveRoute(RESOLVE_TIMEOUT_MS);
+            expect(channel, RdmaCmEvent.EventType.RDMA_CM_EVENT_ROUTE_RESOLVED, deadline, target);
+            conn = new RdmaConnection(id, channel, options, false, target);
+            id.connect(RdmaConnection.connParam());
+            expect(channel, RdmaCmEvent.EventType.RDMA_CM_EVENT_ESTABLISHED, deadline, target);
+            conn.established();
+            return conn;
+        } catch (ProtocolException e) {
+            abandon(conn, id, channel);
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            abandon(conn, id, channel);
+            throw new ProtocolException(ErrorCode.CONNECT, "cannot connect to rdma " + target + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void abandon(RdmaConnection conn, RdmaCmId id, RdmaEventChannel channel) {
+        if (conn != null) {
+            conn.abortSetup();
+            return;
+        }
+        try {
+            if (id != null) {
+                id.destroyId();
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // best effort on a failed connect
+        }
+        try {
+            if (channel != null) {
+                channel.destroyEventChannel();
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // best effort on a failed connect
+        }
+    }
+
+    /** Waits for one CM event of the wanted type before the deadline, or fails clearly. */
+    static void expect(RdmaEventChannel channel, RdmaCmEvent.EventType wanted, long deadline, String target)
+            throws IOException {
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new ProtocolException(ErrorCode.CONNECT, "cannot connect to rdma " + target
+                        + ": no answer within the connect timeout (waiting for " + name(wanted.ordinal()) + ")");
+            }
+            RdmaCmEvent ev = channel.getCmEvent((int) Math.min(250, Math.max(1, left / 1_000_000)));
+            if (ev == null) {
+                continue;
+            }
+            ev.ackEvent();
+            int type = ev.getEvent();
+            if (type == wanted.ordinal()) {
+                return;
+            }
+            throw new ProtocolException(ErrorCode.CONNECT, "cannot connect to rdma " + target + ": " + explain(type));
+        }
+    }
+
+    private static String explain(int type) {
+        RdmaCmEvent.EventType t = type >= 0 && type < RdmaCmEvent.EventType.values().length
+                ? RdmaCmEvent.EventType.values()[type] : null;
+        if (t == null) {
+            return "unexpected connection-manager event " + type;
+        }
+        return switch (t) {
+            case RDMA_CM_EVENT_REJECTED -> "connection refused (is the receiver running and listening for RDMA?)";
+            case RDMA_CM_EVENT_UNREACHABLE -> "peer unreachable over RDMA";
+            case RDMA_CM_EVENT_ADDR_ERROR -> "no RDMA device routes to this address";
+            case RDMA_CM_EVENT_ROUTE_ERROR -> "no RDMA route to this address";
+            case RDMA_CM_EVENT_CONNECT_ERROR -> "connection error during set-up";
+            case RDMA_CM_EVENT_DEVICE_REMOVAL -> "the RDMA device was removed";
+            default -> "unexpected connection-manager event " + t.name();
+        };
+    }
+
+    static String name(int type) {
+        RdmaCmEvent.EventType[] all = RdmaCmEvent.EventType.values();
+        return type >= 0 && type < all.length ? all[type].name() : "event " + type;
+    }
+
+    private static InetAddress sourceAddress() throws IOException {
+        String s = System.getProperty("rdmaflux.rdma.source");
+        if (s == null || s.isBlank()) {
+            s = System.getenv("RDMAFLUX_RDMA_SOURCE");
+        }
+        if (s == null || s.isBlank()) {
+            return null;
+        }
+        return InetAddress.getByName(s.trim());
+    }
+
+    static String format(InetSocketAddress a) {
+        if (a == null) {
+            return "?";
+        }
+        String host = a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+}

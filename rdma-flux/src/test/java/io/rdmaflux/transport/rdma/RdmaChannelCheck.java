@@ -1,0 +1,254 @@
+package io.rdmaflux.transport.rdma;
+
+import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.channel.FluxReceiver;
+import io.rdmaflux.channel.FluxSender;
+import io.rdmaflux.channel.ReceiverServer;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.transport.Transport;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The channel over real RDMA, in one JVM inside the Soft-RoCE guest: whole streams compared by
+ * SHA-256 in both directions (rxe1 to rxe0 and rxe0 to rxe1), empty and 1-byte streams, a slow
+ * consumer that makes the sender wait on credits, a wrong key, and at the end a check that no
+ * connection, listener or registered byte is left. Prints one line per check; exits 0 when all
+ * pass, 1 otherwise.
+ *
+ * <p>Run: {@code scripts/softroce/run rdma-flux/src/test/softroce/channel-check [MB]}.
+ */
+public final class RdmaChannelCheck {
+
+    private static final List<String> failures = new ArrayList<>();
+
+    public static void main(String[] args) throws Exception {
+        int mb = args.length > 0 ? Integer.parseInt(args[0]) : 20;
+        String a = env("RDMAFLUX_RDMA_ADDR_A", "10.77.0.1");
+        String b = env("RDMAFLUX_RDMA_ADDR_B", "10.77.0.2");
+        String reason = RdmaNative.unavailableReason();
+        if (reason != null) {
+            System.err.println("channel check: FAIL: RDMA unavailable: " + reason);
+            System.exit(1);
+        }
+        Transport rdma = new RdmaTransport();
+        ChannelOptions big = ChannelOptions.defaults().withFrameSize(256 * 1024).withReceiveSlots(16).withSendSlots(16);
+        ChannelOptions small = ChannelOptions.defaults().withFrameSize(16 * 1024).withReceiveSlots(4).withSendSlots(2);
+
+        check("stream of " + mb + " MB, " + b + " (rxe1) -> " + a + " (rxe0)",
+                () -> stream(rdma, big, b, a, mb * 1_000_003L, 0));
+        check("stream of " + mb + " MB, " + a + " (rxe0) -> " + b + " (rxe1)",
+                () -> stream(rdma, big, a, b, mb * 1_000_003L, 0));
+        check("empty stream", () -> stream(rdma, small, b, a, 0, 0));
+        check("1-byte stream", () -> stream(rdma, small, b, a, 1, 0));
+        check("odd sizes across frame boundaries", () -> stream(rdma, small, b, a, 3 * 16 * 1024 + 1, 0));
+        check("slow consumer (sender waits on credits)", () -> slowConsumer(rdma, small, b, a, 2_000_000, 2));
+        check("wrong key refused before data", () -> wrongKey(rdma, small, b, a));
+
+        // Everything torn down: connections, listeners, registered memory.
+        long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (System.nanoTime() < until && (RdmaTransport.liveConnections() > 0 || RdmaTransport.liveListeners() > 0
+                || RdmaTransport.registeredBytes() > 0)) {
+            Thread.sleep(100);
+        }
+        check("nothing left registered", () -> {
+            if (RdmaTransport.liveConnections() != 0 || RdmaTransport.liveListeners() != 0
+                    || RdmaTransport.registeredBytes() != 0) {
+                return "connections " + RdmaTransport.liveConnections() + ", listeners " + RdmaTransport.liveListeners()
+                        + ", registered bytes " + RdmaTransport.registeredBytes();
+            }
+            return verbsResourcesOfThisProcess();
+        });
+        if (failures.isEmpty()) {
+            System.out.println("channel check: PASS");
+            System.exit(0);
+        }
+        System.out.println("channel check: FAIL: " + failures);
+        System.exit(1);
+    }
+
+    /** Null when the check passed, otherwise what went wrong. */
+    private static void check(String name, Supplier<String> body) {
+        long t0 = System.nanoTime();
+        String problem;
+        try {
+            problem = body.get();
+        } catch (RuntimeException e) {
+            problem = e.toString();
+        }
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        if (problem == null) {
+            System.out.println("ok: " + name + " (" + ms + " ms)");
+        } else {
+            System.out.println("FAIL: " + name + ": " + problem);
+            failures.add(name);
+        }
+    }
+
+    private static String stream(Transport rdma, ChannelOptions options, String from, String to, long size,
+                                 int unused) {
+        MessageDigest sent = sha();
+        MessageDigest got = sha();
+        AtomicLong receivedBytes = new AtomicLong();
+        ReceiverServer server = FluxReceiver.create().host(to).port(0).key("secret").transport(rdma).options(options)
+                .handle(in -> in.receiveChunks().publishOn(Schedulers.boundedElastic(), 2).doOnNext(chunk -> {
+                    ByteBuffer buf = chunk.buffer();
+                    receivedBytes.addAndGet(buf.remaining());
+                    got.update(buf.duplicate());
+                    chunk.release();
+                }).then())
+                .bind().block(Duration.ofSeconds(20));
+        long t0 = System.nanoTime();
+        try {
+            System.setProperty("rdmaflux.rdma.source", from);
+            Flux<ByteBuffer> data = generate(size, 100_003, sent);
+            FluxSender.create().host(to).port(server.address().getPort()).key("secret").transport(rdma).options(options)
+                    .send(data).block(Duration.ofSeconds(300));
+        } finally {
+            server.dispose();
+        }
+        long ms = Math.max(1, (System.nanoTime() - t0) / 1_000_000);
+        String s = hex(sent);
+        String r = hex(got);
+        if (receivedBytes.get() != size || !s.equals(r)) {
+            return "sent " + size + " bytes sha256 " + s + ", received " + receivedBytes.get() + " sha256 " + r;
+        }
+        if (size >= 1_000_000) {
+            System.out.printf("   %d bytes in %d ms: %.1f MB/s, sha256 %s%n", size, ms, size / 1000.0 / ms, s.substring(0, 16));
+        }
+        return null;
+    }
+
+    private static String slowConsumer(Transport rdma, ChannelOptions options, String from, String to, long size,
+                                       int millis) {
+        MessageDigest sent = sha();
+        MessageDigest got = sha();
+        AtomicLong receivedBytes = new AtomicLong();
+        AtomicLong buffers = new AtomicLong();
+        ReceiverServer server = FluxReceiver.create().host(to).port(0).key("secret").transport(rdma).options(options)
+                .handle(in -> in.receiveChunks().publishOn(Schedulers.boundedElastic(), 1).doOnNext(chunk -> {
+                    ByteBuffer buf = chunk.buffer();
+                    receivedBytes.addAndGet(buf.remaining());
+                    got.update(buf.duplicate());
+                    buffers.incrementAndGet();
+                    try {
+                        Thread.sleep(millis);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } finally {
+                        chunk.release();
+                    }
+                }).then())
+                .bind().block(Duration.ofSeconds(20));
+        try {
+            System.setProperty("rdmaflux.rdma.source", from);
+            FluxSender.create().host(to).port(server.address().getPort()).key("secret").transport(rdma).options(options)
+                    .send(generate(size, 4093, sent)).block(Duration.ofSeconds(300));
+        } finally {
+            server.dispose();
+        }
+        String s = hex(sent);
+        String r = hex(got);
+        if (receivedBytes.get() != size || !s.equals(r)) {
+            return "sent " + size + " bytes sha256 " + s + ", received " + receivedBytes.get() + " sha256 " + r;
+        }
+        System.out.println("   " + buffers.get() + " buffers consumed at " + millis + " ms each, ring of "
+                + options.receiveSlots() + " slots");
+        return null;
+    }
+
+    private static String wrongKey(Transport rdma, ChannelOptions options, String from, String to) {
+        ReceiverServer server = FluxReceiver.create().host(to).port(0).key("right").transport(rdma).options(options)
+                .handle(in -> in.receive().then())
+                .bind().block(Duration.ofSeconds(20));
+        try {
+            System.setProperty("rdmaflux.rdma.source", from);
+            FluxSender.create().host(to).port(server.address().getPort()).key("wrong").transport(rdma).options(options)
+                    .send(Flux.just(ByteBuffer.wrap(new byte[1000]))).block(Duration.ofSeconds(30));
+            return "the sender succeeded with a wrong key";
+        } catch (ProtocolException e) {
+            if (e.code() != ErrorCode.AUTHENTICATION) {
+                return "expected AUTHENTICATION, got " + e.code() + ": " + e.getMessage();
+            }
+            System.out.println("   sender: " + e.getMessage());
+            return null;
+        } finally {
+            server.dispose();
+        }
+    }
+
+    /** Pseudo-random data in pieces of up to maxPiece bytes, hashed as it is generated. */
+    private static Flux<ByteBuffer> generate(long size, int maxPiece, MessageDigest digest) {
+        return Flux.generate(() -> new long[] {0, 0x9E3779B97F4A7C15L}, (st, sink) -> {
+            long left = size - st[0];
+            if (left <= 0) {
+                sink.complete();
+                return st;
+            }
+            int n = (int) Math.min(left, 1 + Math.floorMod(st[1], maxPiece));
+            byte[] bytes = new byte[n];
+            long x = st[1];
+            for (int i = 0; i < n; i++) {
+                x ^= x << 13;
+                x ^= x >>> 7;
+                x ^= x << 17;
+                bytes[i] = (byte) x;
+            }
+            st[1] = x;
+            st[0] += n;
+            digest.update(bytes);
+            sink.next(ByteBuffer.wrap(bytes));
+            return st;
+        });
+    }
+
+    /** Queue pairs and memory regions the kernel still lists for this process, via rdma(8). */
+    private static String verbsResourcesOfThisProcess() {
+        long pid = ProcessHandle.current().pid();
+        StringBuilder left = new StringBuilder();
+        for (String what : new String[] {"qp", "mr", "cq", "pd"}) {
+            try {
+                Process p = new ProcessBuilder("rdma", "res", "show", what).redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes());
+                p.waitFor();
+                for (String line : out.split("\n")) {
+                    if (line.contains("pid " + pid + " ")) {
+                        left.append(what).append(": ").append(line.trim()).append("; ");
+                    }
+                }
+            } catch (Exception e) {
+                return "cannot run rdma res show " + what + ": " + e;
+            }
+        }
+        return left.length() == 0 ? null : "still allocated: " + left;
+    }
+
+    private static MessageDigest sha() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String hex(MessageDigest d) {
+        return HexFormat.of().formatHex(d.digest());
+    }
+
+    private static String env(String name, String dflt) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? dflt : v;
+    }
+
+    private RdmaChannelCheck() {
+    }
+}
