@@ -338,6 +338,20 @@ public final class AesGcmStage implements CodecStage {
         }
     }
 
+    /** The OpenSSL version Commons Crypto's native code found, for messages. */
+    private static final class OpenSslVersion {
+        static String get() {
+            try {
+                Class<?> info = Class.forName("org.apache.commons.crypto.OpenSslInfoNative");
+                java.lang.reflect.Method m = info.getDeclaredMethod("OpenSSLVersion", int.class);
+                m.setAccessible(true);
+                return String.valueOf(m.invoke(null, 0));
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                return "(version unknown)";
+            }
+        }
+    }
+
     /** Detects, once, which implementation Commons Crypto picks. */
     private static final class ProviderInfo {
         static final ProviderInfo INSTANCE = new ProviderInfo();
@@ -377,7 +391,9 @@ public final class AesGcmStage implements CodecStage {
             try (CryptoCipher c = CryptoCipherFactory.getCryptoCipher(TRANSFORMATION, p)) {
                 return "it loads but was not chosen";
             } catch (Exception e) {
-                return rootMessage(e);
+                String m = rootMessage(e);
+                // Commons Crypto 1.2.0 looks up functions that OpenSSL 3 turned into macros.
+                return m.matches("EVP_[A-Za-z0-9_]+") ? "libcrypto " + OpenSslVersion.get() + " lacks " + m : m;
             }
         }
 

@@ -125,4 +125,41 @@ final class TestData {
             throw new AssertionError(what + ": " + counter.getAsInt() + " leases never released");
         }
     }
+
+    /**
+     * Recycles buffers eagerly and overwrites each one with 0xEE when it is released, so that
+     * anyone who reads a buffer after releasing it sees garbage at once instead of by chance.
+     */
+    static final class PoisonAllocator implements ChunkAllocator {
+        private final java.util.concurrent.ConcurrentLinkedQueue<ByteBuffer> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private final AtomicInteger outstanding = new AtomicInteger();
+        static final int SIZE = 2 << 20;
+
+        @Override
+        public Chunk allocate(int size) {
+            if (size > SIZE) {
+                throw new IllegalArgumentException("too big for the poison allocator: " + size);
+            }
+            ByteBuffer b = free.poll();
+            if (b == null) {
+                b = ByteBuffer.allocateDirect(SIZE);
+            }
+            b.clear().limit(size);
+            outstanding.incrementAndGet();
+            ByteBuffer leased = b;
+            return Chunk.of(leased, () -> {
+                ByteBuffer all = leased.duplicate().clear();
+                while (all.hasRemaining()) {
+                    all.put((byte) 0xEE);
+                }
+                outstanding.decrementAndGet();
+                free.offer(leased);
+            });
+        }
+
+        @Override
+        public int outstanding() {
+            return outstanding.get();
+        }
+    }
 }
