@@ -205,7 +205,7 @@ public final class ReceiverSession extends SessionBase {
         if (endVerified && handlerDone && !isFinished()) {
             send(FrameType.END_ACK, ControlFrames.endAck(checksum.bytes()));
             if (succeed()) {
-                result.tryEmitEmpty();
+                afterClose(result::tryEmitEmpty);
             }
         }
     }
@@ -230,7 +230,7 @@ public final class ReceiverSession extends SessionBase {
         inbound.emitError(error, RETRY);
         releaseUnclaimed();
         accepted.tryEmitError(error);
-        result.tryEmitError(error);
+        afterClose(() -> result.tryEmitError(error));
     }
 
     /** If the application never subscribed, nobody will release what is queued: drain it here. */

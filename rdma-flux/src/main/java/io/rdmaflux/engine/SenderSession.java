@@ -145,7 +145,7 @@ public final class SenderSession extends SessionBase {
             }
         }
         if (succeed()) {
-            result.tryEmitEmpty();
+            afterClose(result::tryEmitEmpty);
         }
     }
 
@@ -249,7 +249,7 @@ public final class SenderSession extends SessionBase {
                 pending.poll().drop();
             }
         }
-        result.tryEmitError(error);
+        afterClose(() -> result.tryEmitError(error));
     }
 
     /** Subscribes to the application's data; its demand is driven by {@link #pump()}. */

@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -25,6 +26,7 @@ abstract class SessionBase implements FrameHandler {
 
     static final Logger log = Loggers.getLogger("io.rdmaflux.engine");
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    private static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(6);
 
     final FrameConnection connection;
     final Authenticator authenticator;
@@ -147,6 +149,17 @@ abstract class SessionBase implements FrameHandler {
         }
         connection.close();
         return true;
+    }
+
+    /**
+     * Runs {@code report} once the connection has closed (bounded by {@link #CLOSE_WAIT}), so
+     * that the application learns the outcome only after our last frame has left: a tool that
+     * exits on the outcome would otherwise cut off its own END_ACK or ERROR.
+     */
+    final void afterClose(Runnable report) {
+        connection.onClose()
+                .timeout(CLOSE_WAIT, Mono.empty())
+                .subscribe(null, e -> report.run(), report);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.rdmaflux.transport;
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.protocol.FrameType;
 import java.nio.ByteBuffer;
+import reactor.core.publisher.Mono;
 
 /**
  * One connection of a transport, as the protocol engine sees it: a duplex pipe of frames with a
@@ -50,4 +51,11 @@ public interface FrameConnection {
      * be done), releasing every slot and resource. Idempotent.
      */
     void close();
+
+    /**
+     * Completes once the connection is closed and what was queued before {@link #close()} has
+     * been written (or could not be). The engine reports a stream's outcome only then, so a
+     * process that exits on success cannot cut off its own last frame (END_ACK).
+     */
+    Mono<Void> onClose();
 }

@@ -146,6 +146,7 @@ public final class MemoryTransport implements Transport {
         final BufferPool ring;
         final ExecutorService thread;
         final AtomicBoolean closed = new AtomicBoolean();
+        final reactor.core.publisher.Sinks.Empty<Void> closedSignal = reactor.core.publisher.Sinks.empty();
         volatile Side peer;
         volatile FrameHandler handler;
 
@@ -277,6 +278,11 @@ public final class MemoryTransport implements Transport {
         }
 
         @Override
+        public Mono<Void> onClose() {
+            return closedSignal.asMono();
+        }
+
+        @Override
         public void close() {
             if (!closed.compareAndSet(false, true)) {
                 return;
@@ -289,7 +295,8 @@ public final class MemoryTransport implements Transport {
                     h.onClosed(null);
                 }
                 thread.shutdown();
-            }, () -> { });
+                closedSignal.tryEmitEmpty();
+            }, closedSignal::tryEmitEmpty);
             if (other != null) {
                 runOn(other, other::peerClosed, () -> { });
             }
@@ -306,6 +313,7 @@ public final class MemoryTransport implements Transport {
                     h.onClosed(null);
                 }
                 thread.shutdown();
+                closedSignal.tryEmitEmpty();
             }
         }
     }

@@ -15,6 +15,7 @@ import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportOptions;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
+import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
 
 /**
@@ -124,6 +125,11 @@ final class TcpFrameConnection implements FrameConnection {
                 channel.close();
             }
         });
+    }
+
+    @Override
+    public Mono<Void> onClose() {
+        return connection.onDispose();
     }
 
     /** Slots of the receive ring currently leased; for leak checks in tests. */

@@ -38,7 +38,7 @@ public final class TcpTransport implements Transport {
 
     @Override
     public Mono<FrameConnection> connect(InetSocketAddress address, TransportOptions options) {
-        return TcpClient.create()
+        return TcpClient.newConnection()
                 .remoteAddress(() -> address)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
@@ -101,15 +101,15 @@ public final class TcpTransport implements Transport {
             root = root.getCause();
         }
         String m = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
-        // Netty prefixes native errors with the syscall; users care about the cause.
-        int colon = m.lastIndexOf(": ");
-        if (m.startsWith("connect(..)") || m.startsWith("bind(..)")) {
-            m = m.substring(colon + 2);
+        // Netty prefixes native errors with the syscall, as in "finishConnect(..) failed with
+        // error(-111): Connection refused"; users care about the cause only.
+        if (m.contains("(..) failed")) {
+            m = m.substring(m.lastIndexOf(": ") + 2);
         }
         if (m.toLowerCase(java.util.Locale.ROOT).startsWith("connection refused")) {
             return "connection refused (is the receiver running?)";
         }
-        return m;
+        return m.isEmpty() ? m : Character.toLowerCase(m.charAt(0)) + m.substring(1);
     }
 
     private record Server(DisposableServer server) implements TransportServer {
