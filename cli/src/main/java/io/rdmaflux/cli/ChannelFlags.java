@@ -1,0 +1,79 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.transport.TransportKind;
+import picocli.CommandLine.Option;
+
+/** Options every channel tool shares: transport, sizes, verbosity. */
+final class ChannelFlags {
+
+    @Option(names = {"-v", "--verbose"}, description = "Say which transport runs and print the bandwidth at the end.")
+    boolean verbose;
+
+    @Option(names = "--progress", description = "Show a progress line on stderr: bytes, rate, and ETA when the size is known.")
+    boolean progress;
+
+    @Option(names = "--debug", description = "Show stack traces and library logs with errors.")
+    boolean debug;
+
+    @Option(names = "--transport", paramLabel = "KIND", defaultValue = "auto", converter = TransportConverter.class,
+            description = "auto (RDMA when usable, else TCP), rdma, or tcp. Default: ${DEFAULT-VALUE}.")
+    TransportKind transport;
+
+    @Option(names = "--frame-size", paramLabel = "BYTES", defaultValue = "1M", converter = SizeConverter.class,
+            description = "Largest data frame, e.g. 256K or 4M (4K to 64M). Default: ${DEFAULT-VALUE}.")
+    long frameSize;
+
+    @Option(names = "--slots", paramLabel = "N", defaultValue = "16",
+            description = "Frames in flight: the receive ring size and send slots (2 to 4096). Default: ${DEFAULT-VALUE}.")
+    int slots;
+
+    ChannelOptions options() {
+        try {
+            return ChannelOptions.defaults().withFrameSize((int) frameSize).withReceiveSlots(slots).withSendSlots(slots);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    /** Parses auto/rdma/tcp. */
+    static final class TransportConverter implements picocli.CommandLine.ITypeConverter<TransportKind> {
+        @Override
+        public TransportKind convert(String value) {
+            TransportKind k = TransportKind.parse(value);
+            if (k == TransportKind.MEMORY) {
+                throw new IllegalArgumentException("unknown transport '" + value + "' (expected auto, rdma or tcp)");
+            }
+            return k;
+        }
+    }
+
+    /** Parses sizes such as 4096, 64K, 1M, 1G. */
+    static final class SizeConverter implements picocli.CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            String v = value.trim().toUpperCase(java.util.Locale.ROOT);
+            long mult = 1;
+            if (v.endsWith("IB")) {
+                v = v.substring(0, v.length() - 2);
+            } else if (v.endsWith("B")) {
+                v = v.substring(0, v.length() - 1);
+            }
+            if (v.endsWith("K")) {
+                mult = 1L << 10;
+            } else if (v.endsWith("M")) {
+                mult = 1L << 20;
+            } else if (v.endsWith("G")) {
+                mult = 1L << 30;
+            }
+            if (mult != 1) {
+                v = v.substring(0, v.length() - 1);
+            }
+            try {
+                return Math.multiplyExact(Long.parseLong(v), mult);
+            } catch (NumberFormatException | ArithmeticException e) {
+                throw new IllegalArgumentException("not a size: '" + value + "' (examples: 65536, 256K, 1M)");
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.rdmaflux.cli;
+
+import java.io.PrintStream;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Formatter;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+/**
+ * Everything the tools say to a person goes to stderr, one line per message, prefixed with the
+ * tool's name; stdout carries only data. Library logging (Reactor, Netty, DiSNI) is routed into
+ * the same stream and kept quiet unless {@code -v} or {@code --debug} asks for more.
+ */
+public final class Console {
+
+    private static volatile String tool = "rdflux";
+    private static volatile boolean debug;
+    private static final PrintStream err = System.err;
+
+    private Console() {
+    }
+
+    /** Sets the tool name and the verbosity for this process. */
+    public static void configure(String toolName, boolean verbose, boolean debugMode) {
+        tool = toolName;
+        debug = debugMode;
+        reactor.util.Loggers.useJdkLoggers();
+        io.netty.util.internal.logging.InternalLoggerFactory.setDefaultFactory(
+                io.netty.util.internal.logging.JdkLoggerFactory.INSTANCE);
+        Logger root = Logger.getLogger("");
+        for (var h : root.getHandlers()) {
+            root.removeHandler(h);
+        }
+        ConsoleHandler handler = new ConsoleHandler();
+        handler.setFormatter(new Formatter() {
+            @Override
+            public String format(LogRecord r) {
+                String msg = formatMessage(r);
+                StringBuilder b = new StringBuilder(tool).append(": ").append(msg).append(System.lineSeparator());
+                if (debug && r.getThrown() != null) {
+                    java.io.StringWriter w = new java.io.StringWriter();
+                    r.getThrown().printStackTrace(new java.io.PrintWriter(w));
+                    b.append(w);
+                }
+                return b.toString();
+            }
+        });
+        Level level = debugMode ? Level.FINE : Level.WARNING;
+        handler.setLevel(Level.ALL);
+        root.addHandler(handler);
+        root.setLevel(Level.WARNING);
+        Logger.getLogger("io.rdmaflux").setLevel(debugMode ? Level.FINE : verbose ? Level.INFO : Level.WARNING);
+        if (debugMode) {
+            Logger.getLogger("reactor").setLevel(level);
+        }
+    }
+
+    /** A message for the person at the terminal. */
+    public static void info(String message) {
+        err.println(tool + ": " + message);
+    }
+
+    /** One line for a failure, and the stack trace only under {@code --debug}. */
+    public static void error(Throwable t) {
+        err.println(tool + ": " + message(t));
+        if (debug) {
+            t.printStackTrace(err);
+        }
+    }
+
+    /** One line for a failure given as text. */
+    public static void error(String message) {
+        err.println(tool + ": " + message);
+    }
+
+    /** Whether --debug is on. */
+    public static boolean debug() {
+        return debug;
+    }
+
+    /** The raw stderr stream, for the progress bar. */
+    public static PrintStream stderr() {
+        return err;
+    }
+
+    /** A failure's message without exception class names, on one line. */
+    static String message(Throwable t) {
+        Throwable e = reactor.core.Exceptions.unwrap(t);
+        java.util.List<Throwable> parts = reactor.core.Exceptions.unwrapMultiple(e);
+        if (parts.size() > 1) {
+            e = parts.get(0);
+        }
+        String m = e.getMessage();
+        if (m == null || m.isBlank()) {
+            m = e.getClass().getSimpleName();
+        }
+        if (!(e instanceof io.rdmaflux.protocol.ProtocolException) && !(e instanceof IllegalArgumentException)) {
+            m = "internal error: " + m + (debug ? "" : " (run with --debug for details)");
+        }
+        return m.replace('\n', ' ').replace('\r', ' ');
+    }
+}

@@ -1,0 +1,54 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.connector.ConnectorException;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+
+/**
+ * The tools' exit codes, from sysexits.h so scripts can tell causes apart. docs/user-guide.md
+ * lists them; keep the two in step.
+ */
+public final class ExitCode {
+
+    public static final int OK = 0;
+    /** Bad arguments or options. */
+    public static final int USAGE = 64;
+    /** Corrupt, tampered or undecodable data (codec failure). */
+    public static final int DATA = 65;
+    /** Input file missing or unreadable; the sender's source failed. */
+    public static final int NO_INPUT = 66;
+    /** Could not connect or listen; the requested transport is unavailable. */
+    public static final int UNAVAILABLE = 69;
+    /** Internal error or protocol violation (a bug, or a foreign peer). */
+    public static final int SOFTWARE = 70;
+    /** Output cannot be created (missing directory, permission, not a file). */
+    public static final int CANT_CREATE = 73;
+    /** I/O error while writing output (disk full, broken pipe). */
+    public static final int IO = 74;
+    /** Stream cut short: peer died, connection lost, timeout, cancelled. Retrying may work. */
+    public static final int TEMP_FAIL = 75;
+    /** Checksum mismatch: bytes arrived but differ from those sent. */
+    public static final int PROTOCOL = 76;
+    /** Authentication failed: the two sides use different keys. */
+    public static final int NO_PERMISSION = 77;
+    /** Interrupted by the user (Ctrl-C). */
+    public static final int INTERRUPTED = 130;
+
+    private ExitCode() {
+    }
+
+    /** The exit code for a failure. */
+    public static int of(Throwable t) {
+        if (t instanceof ConnectorException ce) {
+            return switch (ce.reason()) {
+                case NOT_FOUND, NOT_A_FILE -> ce.code() == ErrorCode.SOURCE_FAILED ? NO_INPUT : CANT_CREATE;
+                case PERMISSION_DENIED -> ce.code() == ErrorCode.SOURCE_FAILED ? NO_INPUT : CANT_CREATE;
+                case NO_SPACE, BROKEN_PIPE, IO -> ce.code() == ErrorCode.SOURCE_FAILED ? NO_INPUT : IO;
+            };
+        }
+        if (t instanceof ProtocolException pe) {
+            return pe.code().exitCode();
+        }
+        return SOFTWARE;
+    }
+}

@@ -1,0 +1,79 @@
+package io.rdmaflux.cli;
+
+import java.util.Arrays;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * Entry point of the runnable jar. The launchers in {@code bin/} pass the tool's name first:
+ * {@code java -jar rdma-flux.jar rdsend HOST PORT KEY}.
+ */
+public final class Main {
+
+    private Main() {
+    }
+
+    public static void main(String[] argv) {
+        System.exit(run(argv));
+    }
+
+    /** Runs a tool and returns its exit code (the process is not ended, for tests). */
+    public static int run(String[] argv) {
+        if (argv.length == 0) {
+            System.err.println("usage: java -jar rdma-flux.jar {rdsend|rdrecv|rdflux} ARGS...  (or use bin/rdsend, bin/rdrecv, bin/rdflux)");
+            return ExitCode.USAGE;
+        }
+        String tool = argv[0];
+        String[] rest = Arrays.copyOfRange(argv, 1, argv.length);
+        Object command = switch (tool) {
+            case "rdsend" -> new SendCommand();
+            case "rdrecv" -> new ReceiveCommand();
+            case "rdflux" -> new RdfluxCommand();
+            default -> null;
+        };
+        if (command == null) {
+            System.err.println("rdflux: unknown tool '" + tool + "' (expected rdsend, rdrecv or rdflux)");
+            return ExitCode.USAGE;
+        }
+        CommandLine cl = new CommandLine(command);
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setParameterExceptionHandler((ex, args) -> {
+            System.err.println(tool + ": " + plain(ex.getMessage()));
+            System.err.println(tool + ": see '" + tool + " --help'");
+            return ExitCode.USAGE;
+        });
+        cl.setExecutionExceptionHandler((ex, c, parsed) -> {
+            if (ex instanceof UsageException) {
+                System.err.println(tool + ": " + ex.getMessage());
+                System.err.println(tool + ": see '" + tool + " --help'");
+                return ExitCode.USAGE;
+            }
+            Console.error(ex);
+            return ExitCode.of(ex);
+        });
+        return cl.execute(rest);
+    }
+
+    /**
+     * picocli's conversion errors end with the converter's exception, class name included;
+     * keep its message, which is written for people.
+     */
+    static String plain(String message) {
+        String m = message.replace('\n', ' ');
+        java.util.regex.Matcher x = java.util.regex.Pattern
+                .compile("^(Invalid value for [^:]+): .*\\([\\w.]+Exception: (.*)\\)$").matcher(m);
+        return x.matches() ? x.group(1) + ": " + x.group(2) : m;
+    }
+
+    /** {@code rdflux}: the umbrella command. */
+    @Command(name = "rdflux", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = {"rdma-flux: move byte streams between hosts at link speed.",
+                "Tools: rdsend, rdrecv (see their --help)."},
+            subcommands = {DoctorCommand.class, CommandLine.HelpCommand.class})
+    static final class RdfluxCommand implements Runnable {
+        @Override
+        public void run() {
+            new CommandLine(this).usage(System.err);
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.channel.FluxReceiver;
+import io.rdmaflux.connector.Sink;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import reactor.core.publisher.Mono;
+
+/** {@code rdrecv}: receives one stream from {@code rdsend} into a file or standard output. */
+@Command(name = "rdrecv", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Receive one byte stream from rdsend on PORT and write it to FILE (or standard output),",
+            "then exit. Listens for RDMA and TCP on the same port when RDMA is usable. A file is",
+            "written under a temporary name and renamed when the stream is complete and verified;",
+            "on any failure the partial file is removed."},
+        parameterListHeading = "%nArguments:%n",
+        optionListHeading = "%nOptions:%n",
+        footerHeading = "%nExamples:%n",
+        footer = {
+            "  rdrecv 12345 secret > copy.bin                 # as rdma-pipe",
+            "  rdrecv -v 12345 secret copy.bin                # write the file directly, print bandwidth",
+            "  rdrecv --key-file ~/.rdkey 12345 | zfs recv pool/fs",
+            "",
+            "Exit codes: 0 ok, 64 usage, 65 corrupt data, 66 sender's input failed, 69 cannot listen,",
+            "70 internal, 73 cannot create output, 74 write failed (disk full), 75 cut short (sender died,",
+            "timeout), 76 checksum mismatch, 77 wrong key, 130 interrupted. See docs/user-guide.md."})
+final class ReceiveCommand implements Callable<Integer> {
+
+    @Parameters(paramLabel = "PORT [KEY] [FILE]", arity = "1..3",
+            description = {"PORT to listen on; KEY, the shared secret, unless --key-file or RDFLUX_KEY",
+                "gives it; FILE to write (default: standard output; - also means stdout)."})
+    List<String> args;
+
+    @Mixin
+    KeyOptions key = new KeyOptions();
+
+    @Mixin
+    ChannelFlags flags = new ChannelFlags();
+
+    @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
+            description = "Local address to listen on. Default: ${DEFAULT-VALUE} (all interfaces).")
+    String bind;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "0",
+            description = "Give up if no sender arrives within SECONDS (0: wait as long as it takes). Default: ${DEFAULT-VALUE}.")
+    int timeout;
+
+    @Override
+    public Integer call() {
+        Console.configure("rdrecv", flags.verbose, flags.debug);
+        boolean keyPositional = !key.keyFromElsewhere();
+        int max = keyPositional ? 3 : 2;
+        if (args.size() > max || (keyPositional && args.size() < 2)) {
+            throw new UsageException(keyPositional
+                    ? "expected PORT KEY [FILE] (or give the key with --key-file or RDFLUX_KEY)"
+                    : "expected PORT [FILE] (the key comes from " + (key.keyFile != null ? "--key-file" : "RDFLUX_KEY") + ")");
+        }
+        int port = Ports.parse(args.get(0), true);
+        String keyArg = keyPositional ? args.get(1) : null;
+        String file = args.size() > (keyPositional ? 2 : 1) ? args.get(keyPositional ? 2 : 1) : null;
+        byte[] secret = key.resolve(keyArg);
+        if (timeout < 0) {
+            throw new UsageException("--timeout must not be negative");
+        }
+
+        Sink sink = Sink.fileOrStdout(file);
+        Meter meter = new Meter();
+        Mono<Void> work = FluxReceiver.create()
+                .host(bind).port(port).key(secret).transport(flags.transport).options(flags.options())
+                .handle(in -> {
+                    long size = in.metadata().size();
+                    if (size >= 0) {
+                        meter.total(size);
+                    }
+                    if (flags.progress) {
+                        meter.startProgress();
+                    }
+                    return sink.write(in.receiveChunks().doOnNext(c -> meter.add(c.remaining())), in.metadata()).then();
+                })
+                .receiveOne();
+        if (timeout > 0) {
+            work = work.timeout(Duration.ofSeconds(timeout), Mono.error(() -> new ProtocolException(ErrorCode.TIMEOUT,
+                    "no sender arrived within " + timeout + " s")));
+        }
+        int code = Runner.run(work);
+        meter.stop();
+        if (code == ExitCode.OK && flags.verbose) {
+            Console.info("received " + meter.summary() + " into " + sink.describe());
+            Console.stderr().println(meter.bandwidth());
+        }
+        return code;
+    }
+}

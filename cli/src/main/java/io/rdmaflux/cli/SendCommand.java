@@ -1,0 +1,89 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.channel.FluxSender;
+import io.rdmaflux.connector.Source;
+import io.rdmaflux.protocol.StreamMetadata;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import reactor.core.publisher.Mono;
+
+/** {@code rdsend}: sends a file or standard input to an {@code rdrecv}. */
+@Command(name = "rdsend", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Send a byte stream (FILE, or standard input) to rdrecv on HOST:PORT, over RDMA when",
+            "both hosts have it and TCP otherwise. Succeeds only when the receiver has confirmed",
+            "every byte (count and CRC32C) and finished writing it."},
+        parameterListHeading = "%nArguments:%n",
+        optionListHeading = "%nOptions:%n",
+        footerHeading = "%nExamples:%n",
+        footer = {
+            "  rdsend backup 12345 secret < image.bin         # as rdma-pipe",
+            "  rdsend -v backup 12345 secret image.bin        # read the file directly, print bandwidth",
+            "  RDFLUX_KEY=secret rdsend backup 12345 big.tar  # key from the environment (not visible in ps)",
+            "  zfs send pool/fs@snap | rdsend --progress --key-file ~/.rdkey backup 12345",
+            "",
+            "If rdrecv is not up yet, rdsend retries for --connect-timeout seconds.",
+            "Exit codes: 0 ok, 64 usage, 65 corrupt data, 66 input missing/unreadable, 69 cannot connect,",
+            "70 internal, 73/74 receiver cannot create/write output, 75 cut short (peer died, timeout),",
+            "76 checksum mismatch, 77 wrong key, 130 interrupted. See docs/user-guide.md."})
+final class SendCommand implements Callable<Integer> {
+
+    @Parameters(paramLabel = "HOST PORT [KEY] [FILE]", arity = "2..4",
+            description = {"HOST and PORT of the receiver; KEY, the shared secret, unless --key-file or",
+                "RDFLUX_KEY gives it; FILE to send (default: standard input; - also means stdin)."})
+    List<String> args;
+
+    @Mixin
+    KeyOptions key = new KeyOptions();
+
+    @Mixin
+    ChannelFlags flags = new ChannelFlags();
+
+    @Option(names = "--connect-timeout", paramLabel = "SECONDS", defaultValue = "10",
+            description = "How long to keep retrying when no receiver is up yet. Default: ${DEFAULT-VALUE}.")
+    int connectTimeout;
+
+    @Override
+    public Integer call() {
+        Console.configure("rdsend", flags.verbose, flags.debug);
+        boolean keyPositional = !key.keyFromElsewhere();
+        int max = keyPositional ? 4 : 3;
+        if (args.size() > max || (keyPositional && args.size() < 3)) {
+            throw new UsageException(keyPositional
+                    ? "expected HOST PORT KEY [FILE] (or give the key with --key-file or RDFLUX_KEY)"
+                    : "expected HOST PORT [FILE] (the key comes from " + (key.keyFile != null ? "--key-file" : "RDFLUX_KEY") + ")");
+        }
+        String host = args.get(0);
+        int port = Ports.parse(args.get(1), false);
+        String keyArg = keyPositional ? args.get(2) : null;
+        String file = args.size() > (keyPositional ? 3 : 2) ? args.get(keyPositional ? 3 : 2) : null;
+        byte[] secret = key.resolve(keyArg);
+        if (connectTimeout < 0) {
+            throw new UsageException("--connect-timeout must not be negative");
+        }
+
+        Source source = Source.fileOrStdin(file);
+        StreamMetadata metadata = source.metadata();
+        Meter meter = new Meter();
+        source.size().ifPresent(meter::total);
+        if (flags.progress) {
+            meter.startProgress();
+        }
+        Mono<Void> work = FluxSender.create()
+                .host(host).port(port).key(secret).transport(flags.transport)
+                .options(flags.options().withConnectTimeout(java.time.Duration.ofSeconds(connectTimeout)))
+                .send(metadata, session -> source.open().doOnNext(c -> meter.add(c.remaining())));
+        int code = Runner.run(work);
+        meter.stop();
+        if (code == ExitCode.OK && flags.verbose) {
+            Console.info("sent " + meter.summary());
+            Console.stderr().println(meter.bandwidth());
+        }
+        return code;
+    }
+}

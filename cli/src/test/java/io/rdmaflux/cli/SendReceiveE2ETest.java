@@ -1,0 +1,294 @@
+package io.rdmaflux.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * rdsend and rdrecv as real processes over loopback TCP, through the launchers in bin/.
+ * Memory bounds are asserted (peak RSS); no test asserts on timing.
+ */
+class SendReceiveE2ETest {
+
+    private static final Duration LIMIT = Duration.ofSeconds(120);
+    private static final ProcessBuilder.Redirect PIPE = ProcessBuilder.Redirect.PIPE;
+
+    @TempDir
+    Path dir;
+
+    private Tool recv(String... args) {
+        return Tool.start(dir, "rdrecv", args);
+    }
+
+    private Tool send(String... args) {
+        return Tool.start(dir, "rdsend", args);
+    }
+
+    @Test
+    void largeFileToFileArrivesIntactWithBoundedMemory() {
+        long size = 300L * 1024 * 1024 + 12345;
+        Path in = Files2.random(dir.resolve("in.bin"), size, 1);
+        Path out = dir.resolve("out.bin");
+        int port = Tool.freePort();
+        Tool r = recv("-v", "--transport", "tcp", Integer.toString(port), "key1", out.toString());
+        Tool s = send("-v", "--transport", "tcp", "127.0.0.1", Integer.toString(port), "key1", in.toString());
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
+        assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
+        assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
+        assertThat(s.err()).contains("Bandwidth").contains("GB/s");
+        assertThat(r.err()).contains("Bandwidth");
+        assertThat(s.peakRssMiB()).as("sender peak RSS (MiB)").isLessThan(300);
+        assertThat(r.peakRssMiB()).as("receiver peak RSS (MiB)").isLessThan(300);
+    }
+
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(longs = {0, 1, 1048575, 1048576, 1048577, 3 * 1048576 + 1})
+    void stdinToStdoutKeepsEveryByte(long size) throws IOException {
+        Path in = Files2.random(dir.resolve("in.bin"), size, size);
+        Path out = dir.resolve("out.bin");
+        int port = Tool.freePort();
+        Tool r = Tool.start(dir, "rdrecv", PIPE, ProcessBuilder.Redirect.to(out.toFile()), Map.of(),
+                Integer.toString(port), "k");
+        Tool s = Tool.start(dir, "rdsend", ProcessBuilder.Redirect.from(in.toFile()), PIPE, Map.of(),
+                "127.0.0.1", Integer.toString(port), "k");
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
+        assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
+        assertThat(Files.size(out)).isEqualTo(size);
+        assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
+        assertThat(s.err()).isEmpty();
+        assertThat(r.err()).isEmpty();
+    }
+
+    @Test
+    void keyFromFileAndEnvironment() throws IOException {
+        Path in = Files2.random(dir.resolve("in.bin"), 100_000, 5);
+        Path out = dir.resolve("out.bin");
+        Path keyFile = Files.writeString(dir.resolve("key"), "from-a-file\n");
+        int port = Tool.freePort();
+        Tool r = Tool.start(dir, "rdrecv", PIPE, PIPE, Map.of("RDFLUX_KEY", "from-a-file"),
+                Integer.toString(port), out.toString());
+        Tool s = send("--key-file", keyFile.toString(), "127.0.0.1", Integer.toString(port), in.toString());
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
+        assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
+        assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
+    }
+
+    @Test
+    void slowConsumerKeepsBothProcessesBounded() throws Exception {
+        long size = 96L * 1024 * 1024;
+        Path in = Files2.random(dir.resolve("in.bin"), size, 9);
+        int port = Tool.freePort();
+        Tool r = recv(Integer.toString(port), "k");
+        Tool s = send("127.0.0.1", Integer.toString(port), "k", in.toString());
+        // Read the receiver's stdout slowly: about 20 MB/s.
+        String digest;
+        try (InputStream out = r.process.getInputStream()) {
+            java.security.MessageDigest d = java.security.MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[64 * 1024];
+            int n;
+            long total = 0;
+            while ((n = out.read(buf)) > 0) {
+                d.update(buf, 0, n);
+                total += n;
+                if (total % (1024 * 1024) < n) {
+                    Thread.sleep(50);
+                }
+            }
+            digest = java.util.HexFormat.of().formatHex(d.digest());
+        }
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
+        assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
+        assertThat(digest).isEqualTo(Files2.sha256(in));
+        assertThat(s.peakRssMiB()).as("sender peak RSS (MiB)").isLessThan(300);
+        assertThat(r.peakRssMiB()).as("receiver peak RSS (MiB)").isLessThan(300);
+    }
+
+    @Test
+    void wrongKeyFailsBothSidesAndWritesNothing() {
+        Path in = Files2.random(dir.resolve("in.bin"), 10_000, 2);
+        Path out = dir.resolve("out.bin");
+        int port = Tool.freePort();
+        Tool r = recv(Integer.toString(port), "right", out.toString());
+        Tool s = send("127.0.0.1", Integer.toString(port), "wrong", in.toString());
+        assertThat(s.exitCode(LIMIT)).isEqualTo(ExitCode.NO_PERMISSION);
+        assertThat(r.exitCode(LIMIT)).isEqualTo(ExitCode.NO_PERMISSION);
+        assertThat(s.err()).contains("authentication failed").doesNotContain("Exception").hasLineCount(1);
+        assertThat(r.err()).contains("authentication failed").doesNotContain("Exception");
+        assertThat(out).doesNotExist();
+        assertNoPartialFiles();
+    }
+
+    @Test
+    void noReceiverFailsAfterTheConnectTimeout() {
+        int port = Tool.freePort();
+        Tool s = Tool.start(dir, "rdsend", ProcessBuilder.Redirect.from(new java.io.File("/dev/null")), PIPE, Map.of(),
+                "--connect-timeout", "1", "127.0.0.1", Integer.toString(port), "k");
+        assertThat(s.exitCode(LIMIT)).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(s.err()).contains("cannot connect").contains("connection refused").hasLineCount(1);
+    }
+
+    @Test
+    void senderKilledMidStreamFailsTheReceiverAndRemovesThePartialFile() throws Exception {
+        Path out = dir.resolve("out.bin");
+        int port = Tool.freePort();
+        Tool r = recv(Integer.toString(port), "k", out.toString());
+        Tool s = send("127.0.0.1", Integer.toString(port), "k");
+        try (OutputStream feed = s.process.getOutputStream()) {
+            writeRandom(feed, 8 << 20);
+            feed.flush();
+            awaitPartialFile();
+            s.kill();
+        } catch (IOException expectedOnceKilled) {
+            // The pipe breaks when the sender dies.
+        }
+        assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.TEMP_FAIL);
+        assertThat(r.err()).contains("sender").hasLineCount(1);
+        assertThat(out).doesNotExist();
+        assertNoPartialFiles();
+    }
+
+    @Test
+    void receiverKilledMidStreamFailsTheSender() throws Exception {
+        Path out = dir.resolve("out.bin");
+        int port = Tool.freePort();
+        Tool r = recv(Integer.toString(port), "k", out.toString());
+        Tool s = send("127.0.0.1", Integer.toString(port), "k");
+        try (OutputStream feed = s.process.getOutputStream()) {
+            writeRandom(feed, 8 << 20);
+            feed.flush();
+            awaitPartialFile();
+            r.kill();
+            writeRandom(feed, 8 << 20);
+        } catch (IOException expectedOnceFailed) {
+            // rdsend stops reading its input once the stream failed.
+        }
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.TEMP_FAIL);
+        assertThat(s.err()).contains("receiver").hasLineCount(1);
+    }
+
+    @Test
+    void fullDiskFailsBothSidesAndRemovesThePartialFile() throws Exception {
+        Path mount = Files.createDirectories(dir.resolve("small"));
+        Process m = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mount.toString())
+                .redirectErrorStream(true).start();
+        assumeTrue(m.waitFor() == 0, "cannot mount a small tmpfs here (needs root); disk-full test skipped");
+        try {
+            Path in = Files2.random(dir.resolve("in.bin"), 10L << 20, 3);
+            Path out = mount.resolve("out.bin");
+            int port = Tool.freePort();
+            Tool r = recv(Integer.toString(port), "k", out.toString());
+            Tool s = send("127.0.0.1", Integer.toString(port), "k", in.toString());
+            assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.IO);
+            assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.IO);
+            assertThat(r.err()).containsIgnoringCase("no space left on device").hasLineCount(1);
+            assertThat(s.err()).containsIgnoringCase("no space left on device").hasLineCount(1);
+            try (Stream<Path> left = Files.list(mount)) {
+                assertThat(left).as("files left on the full disk").isEmpty();
+            }
+        } finally {
+            new ProcessBuilder("umount", "-l", mount.toString()).start().waitFor();
+        }
+    }
+
+    @Test
+    void usageErrorsGetOneLineAndExit64() {
+        Tool badPort = recv("99999", "k");
+        assertThat(badPort.exitCode(LIMIT)).isEqualTo(ExitCode.USAGE);
+        assertThat(badPort.err()).contains("bad port 99999");
+        Tool missingArgs = send("127.0.0.1");
+        assertThat(missingArgs.exitCode(LIMIT)).isEqualTo(ExitCode.USAGE);
+        Tool badTransport = send("--transport", "carrier-pigeon", "h", "1", "k");
+        assertThat(badTransport.exitCode(LIMIT)).isEqualTo(ExitCode.USAGE);
+        assertThat(badTransport.err()).contains("carrier-pigeon").doesNotContain("Exception");
+    }
+
+    @Test
+    void portInUseFailsClearly() throws IOException {
+        try (ServerSocket taken = new ServerSocket(0)) {
+            Tool r = recv("--transport", "tcp", "--bind", "127.0.0.1", Integer.toString(taken.getLocalPort()), "k");
+            // A socket bound to the wildcard or loopback blocks the same port.
+            int code = r.exitCode(LIMIT);
+            assertThat(code).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.UNAVAILABLE);
+            assertThat(r.err()).contains("cannot listen").containsIgnoringCase("address already in use").hasLineCount(1);
+        }
+    }
+
+    @Test
+    void missingInputAndUnwritableOutputFailBeforeConnecting() {
+        Tool s = send("127.0.0.1", "1", "k", dir.resolve("no-such-file").toString());
+        assertThat(s.exitCode(LIMIT)).isEqualTo(ExitCode.NO_INPUT);
+        assertThat(s.err()).contains("no-such-file").hasLineCount(1);
+        Tool r = recv(Integer.toString(Tool.freePort()), "k", dir.resolve("no-such-dir/out.bin").toString());
+        assertThat(r.exitCode(LIMIT)).isEqualTo(ExitCode.CANT_CREATE);
+        assertThat(r.err()).contains("no-such-dir").hasLineCount(1);
+    }
+
+    @Test
+    void helpAnswersQuestions() throws IOException {
+        for (String tool : new String[] {"rdsend", "rdrecv"}) {
+            Tool t = Tool.start(dir, tool, "--help");
+            String out = new String(t.process.getInputStream().readAllBytes());
+            assertThat(t.exitCode(LIMIT)).isZero();
+            assertThat(out).contains("Usage:").contains("Examples:").contains("Exit codes:").contains("--key-file");
+        }
+        Tool d = Tool.start(dir, "rdflux", "doctor");
+        String out = new String(d.process.getInputStream().readAllBytes());
+        assertThat(d.exitCode(LIMIT)).isZero();
+        assertThat(out).contains("tcp").contains("rdma").contains("memlock");
+    }
+
+    private static void writeRandom(OutputStream out, int bytes) throws IOException {
+        SplittableRandom r = new SplittableRandom(bytes);
+        byte[] buf = new byte[64 * 1024];
+        for (int done = 0; done < bytes; done += buf.length) {
+            for (int i = 0; i < buf.length; i++) {
+                buf[i] = (byte) r.nextInt();
+            }
+            out.write(buf);
+        }
+    }
+
+    /** Waits until the receiver has started writing its temporary file. */
+    private void awaitPartialFile() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            try (Stream<Path> files = Files.list(dir)) {
+                if (files.anyMatch(p -> p.getFileName().toString().contains("out.bin") && sizeOf(p) > 0)) {
+                    return;
+                }
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the receiver never started writing");
+    }
+
+    private static long sizeOf(Path p) {
+        try {
+            return Files.size(p);
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private void assertNoPartialFiles() {
+        try (Stream<Path> files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.contains("out.bin"));
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
