@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Gives codec stages their output buffers as {@link Chunk} leases.
  *
- * <p>The {@link #pooled()} allocator recycles direct buffers by size class (rounded up to
- * 64 KiB, or to a power of two below that) and keeps a few free ones per class; it does not
+ * <p>The {@link #pooled()} allocator recycles direct buffers by size class (a power of two up
+ * to 256 KiB, then multiples of 256 KiB) and keeps free ones up to 64 MiB in all; it does not
  * cap how many are leased, because memory is bounded by demand: each stage works on at most
  * {@code parallelism} chunks and keeps a small, fixed prefetch. {@link #outstanding()} counts
  * leases not yet released, which the leak tests check.
@@ -36,8 +36,10 @@ public interface ChunkAllocator {
     /** Recycling direct buffers; see the interface description. */
     final class Pooled implements ChunkAllocator {
         static final Pooled INSTANCE = new Pooled(16);
+        private static final long KEEP_BYTES = 64L << 20;
 
         private final int keepPerClass;
+        private final java.util.concurrent.atomic.AtomicLong kept = new java.util.concurrent.atomic.AtomicLong();
         private final ConcurrentHashMap<Integer, ConcurrentLinkedQueue<ByteBuffer>> free = new ConcurrentHashMap<>();
         private final ConcurrentHashMap<Integer, AtomicInteger> freeCounts = new ConcurrentHashMap<>();
         private final AtomicInteger outstanding = new AtomicInteger();
@@ -47,10 +49,10 @@ public interface ChunkAllocator {
         }
 
         static int sizeClass(int size) {
-            if (size <= 64 * 1024) {
+            if (size <= 256 * 1024) {
                 return Math.max(256, Integer.highestOneBit(Math.max(1, size - 1)) << 1);
             }
-            return (size + 0xFFFF) & ~0xFFFF;
+            return (size + 0x3FFFF) & ~0x3FFFF;
         }
 
         @Override
@@ -64,6 +66,7 @@ public interface ChunkAllocator {
             ByteBuffer b = q.poll();
             if (b != null) {
                 count.decrementAndGet();
+                kept.addAndGet(-cls);
             } else {
                 b = ByteBuffer.allocateDirect(cls);
             }
@@ -72,11 +75,16 @@ public interface ChunkAllocator {
             ByteBuffer leased = b;
             return Chunk.of(leased, () -> {
                 outstanding.decrementAndGet();
-                if (count.incrementAndGet() <= keepPerClass) {
-                    q.offer(leased);
-                } else {
+                if (count.incrementAndGet() > keepPerClass) {
                     count.decrementAndGet();
+                    return;
                 }
+                if (kept.addAndGet(cls) > KEEP_BYTES) {
+                    kept.addAndGet(-cls);
+                    count.decrementAndGet();
+                    return;
+                }
+                q.offer(leased);
             });
         }
 

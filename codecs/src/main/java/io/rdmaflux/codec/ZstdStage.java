@@ -47,8 +47,6 @@ public final class ZstdStage implements CodecStage {
 
     private static final ThreadLocal<ZstdCompressCtx> COMPRESSORS = ThreadLocal.withInitial(ZstdCompressCtx::new);
     private static final ThreadLocal<ZstdDecompressCtx> DECOMPRESSORS = ThreadLocal.withInitial(ZstdDecompressCtx::new);
-    private static final ThreadLocal<ByteBuffer[]> SCRATCH = ThreadLocal.withInitial(() -> new ByteBuffer[1]);
-    private static final ThreadLocal<ByteBuffer[]> DST_SCRATCH = ThreadLocal.withInitial(() -> new ByteBuffer[1]);
 
     private static final RecordAssembler.Header RECORD_HEADER = new RecordAssembler.Header() {
         @Override
@@ -135,7 +133,7 @@ public final class ZstdStage implements CodecStage {
             if (n >= MIN_COMPRESS) {
                 ByteBuffer dsrc = direct(src);
                 int off = dsrc == src ? src.position() : 0;
-                ByteBuffer target = dst.isDirect() ? dst : scratch(DST_SCRATCH, HEADER + n);
+                ByteBuffer target = dst.isDirect() ? dst : DirectScratch.get(1, HEADER + n);
                 try {
                     ZstdCompressCtx z = COMPRESSORS.get();
                     z.setLevel(level);
@@ -230,23 +228,6 @@ public final class ZstdStage implements CodecStage {
 
     /** The bytes as a direct buffer: itself, or a copy in this thread's scratch buffer. */
     private static ByteBuffer direct(ByteBuffer b) {
-        if (b.isDirect()) {
-            return b;
-        }
-        ByteBuffer s = scratch(SCRATCH, b.remaining());
-        s.put(b.duplicate()).flip();
-        return s;
-    }
-
-    /** This thread's cleared scratch buffer of at least {@code size} bytes. */
-    private static ByteBuffer scratch(ThreadLocal<ByteBuffer[]> which, int size) {
-        ByteBuffer[] holder = which.get();
-        ByteBuffer s = holder[0];
-        if (s == null || s.capacity() < size) {
-            s = ByteBuffer.allocateDirect(Math.max(size, 64 * 1024));
-            holder[0] = s;
-        }
-        s.clear();
-        return s;
+        return DirectScratch.direct(b, 0);
     }
 }
