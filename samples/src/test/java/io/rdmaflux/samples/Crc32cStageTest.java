@@ -1,0 +1,62 @@
+package io.rdmaflux.samples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.codec.CodecChain;
+import io.rdmaflux.codec.CodecContext;
+import io.rdmaflux.codec.CodecRegistry;
+import io.rdmaflux.codec.CodecStage;
+import io.rdmaflux.protocol.ProtocolException;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+
+class Crc32cStageTest {
+
+    @Test
+    void customStageIsFoundThroughServiceLoader() {
+        assertThat(CodecRegistry.defaultRegistry().stages()).extracting(CodecStage::name)
+                .contains("crc32c", "zstd", "aes-256-gcm");
+    }
+
+    @Test
+    void roundTripsThroughAChainWithBuiltInStagesAndDetectsCorruption() {
+        byte[] data = new byte[300_000];
+        new Random(1).nextBytes(data);
+        CodecChain chain = CodecChain.parse("crc32c:1,zstd:1");
+        CodecContext ctx = CodecContext.keyless().withBlockSize(10_000);
+        byte[] wire = bytes(chain.encode(Flux.just(Chunk.wrap(ByteBuffer.wrap(data))), ctx));
+        assertThat(bytes(chain.decode(pieces(wire, 777), ctx))).isEqualTo(data);
+
+        byte[] crcOnly = bytes(CodecChain.parse("crc32c:1").encode(Flux.just(Chunk.wrap(ByteBuffer.wrap(data))), ctx));
+        crcOnly[50_000] ^= 1;
+        assertThatThrownBy(() -> bytes(CodecChain.parse("crc32c:1").decode(pieces(crcOnly, 5000), ctx)))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("crc32c: checksum mismatch");
+    }
+
+    static Flux<Chunk> pieces(byte[] b, int size) {
+        List<Chunk> out = new ArrayList<>();
+        for (int off = 0; off < b.length; off += size) {
+            out.add(Chunk.wrap(ByteBuffer.wrap(b, off, Math.min(size, b.length - off)).slice()));
+        }
+        return Flux.fromIterable(out);
+    }
+
+    static byte[] bytes(Flux<Chunk> f) {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        f.doOnNext(c -> {
+            ByteBuffer b = c.buffer();
+            byte[] a = new byte[b.remaining()];
+            b.get(a);
+            o.write(a, 0, a.length);
+            c.release();
+        }).blockLast();
+        return o.toByteArray();
+    }
+}
