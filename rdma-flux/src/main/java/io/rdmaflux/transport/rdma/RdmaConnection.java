@@ -37,6 +37,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -137,6 +139,14 @@ final class RdmaConnection implements FrameConnection {
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean tornDown = new AtomicBoolean();
     private volatile Runnable onTornDown;
+    /** I/O thread statistics, printed at teardown when rdmaflux.rdma.stats is set. */
+    private long statEvents;
+    private long statTimeouts;
+    private long statCompletions;
+    private long statPolls;
+    private long statStarted;
+    static final boolean STATS = Boolean.getBoolean("rdmaflux.rdma.stats")
+            || "1".equals(System.getenv("RDMAFLUX_RDMA_STATS"));
     private boolean counted;
 
     /**
@@ -502,6 +512,14 @@ final class RdmaConnection implements FrameConnection {
         return "rdma " + peer + (qpNum >= 0 ? " (QP " + qpNum + ")" : "");
     }
 
+    /** Emitted once teardown is complete: queued frames sent (or abandoned), nothing registered. */
+    private final Sinks.Empty<Void> closedSignal = Sinks.empty();
+
+    @Override
+    public Mono<Void> onClose() {
+        return closedSignal.asMono();
+    }
+
     @Override
     public void close() {
         if (closeRequested) {
@@ -532,11 +550,15 @@ final class RdmaConnection implements FrameConnection {
     // ------------------------------------------------------------------ I/O thread
 
     private void run() {
+        statStarted = System.nanoTime();
         try {
             while (true) {
                 if (comp.getCqEvent(cq, EVENT_WAIT_MS)) {
+                    statEvents++;
                     cq.ackEvents(1);
                     cq.reqNotification(false).execute().free();
+                } else {
+                    statTimeouts++;
                 }
                 // Soft-RoCE raises no new event for completions queued before the re-arm:
                 // always poll until the queue is empty.
@@ -562,6 +584,11 @@ final class RdmaConnection implements FrameConnection {
         } finally {
             teardown();
             report(null);
+            if (STATS) {
+                System.err.printf("rdma-flux stats %s: %d ms, %d events, %d wait timeouts, %d polls, %d completions%n",
+                        describe(), (System.nanoTime() - statStarted) / 1_000_000, statEvents, statTimeouts,
+                        statPolls, statCompletions);
+            }
         }
     }
 
@@ -587,9 +614,11 @@ final class RdmaConnection implements FrameConnection {
     private void drain() throws IOException {
         while (failure == null) {
             int n = poll.execute().getPolls();
+            statPolls++;
             if (n <= 0) {
                 return;
             }
+            statCompletions += n;
             for (int i = 0; i < n; i++) {
                 complete(wcs[i]);
             }
@@ -703,7 +732,11 @@ final class RdmaConnection implements FrameConnection {
         if (established) {
             quietly("disconnect", id::disconnect);
         }
-        release();
+        try {
+            release();
+        } finally {
+            closedSignal.tryEmitEmpty();
+        }
     }
 
     /** Frees every verbs resource that exists, in reverse order of creation. */

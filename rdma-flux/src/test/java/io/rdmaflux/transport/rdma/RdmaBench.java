@@ -1,0 +1,60 @@
+package io.rdmaflux.transport.rdma;
+
+import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.channel.FluxReceiver;
+import io.rdmaflux.channel.FluxSender;
+import io.rdmaflux.channel.ReceiverServer;
+import io.rdmaflux.transport.Transport;
+import io.rdmaflux.transport.tcp.TcpTransport;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.publisher.Flux;
+
+/**
+ * Channel throughput in one JVM without files or hashing: the same direct buffer sent over and
+ * over, released at once on arrival. For finding where time goes, not a correctness check.
+ * {@code RdmaBench [MB] [frameBytes] [slots] [rdma|tcp] [rounds]}; inside the guest the sender
+ * binds to RDMAFLUX_RDMA_ADDR_B and the receiver listens on RDMAFLUX_RDMA_ADDR_A.
+ */
+public final class RdmaBench {
+
+    public static void main(String[] args) {
+        int mb = args.length > 0 ? Integer.parseInt(args[0]) : 100;
+        int frame = args.length > 1 ? Integer.parseInt(args[1]) : 1 << 20;
+        int slots = args.length > 2 ? Integer.parseInt(args[2]) : 16;
+        boolean tcp = args.length > 3 && args[3].equals("tcp");
+        int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 2;
+        String a = System.getenv().getOrDefault("RDMAFLUX_RDMA_ADDR_A", "127.0.0.1");
+        String b = System.getenv().getOrDefault("RDMAFLUX_RDMA_ADDR_B", "127.0.0.1");
+        System.setProperty("rdmaflux.rdma.source", b);
+        Transport t = tcp ? new TcpTransport() : new RdmaTransport();
+        ChannelOptions o = ChannelOptions.defaults().withFrameSize(frame).withReceiveSlots(slots).withSendSlots(slots);
+        ByteBuffer block = ByteBuffer.allocateDirect(frame);
+        long frames = (long) mb * 1_000_000 / frame;
+        for (int r = 1; r <= rounds; r++) {
+            AtomicLong got = new AtomicLong();
+            ReceiverServer server = FluxReceiver.create().host(a).port(0).key("k").transport(t).options(o)
+                    .handle(in -> in.receiveChunks().doOnNext(c -> {
+                        got.addAndGet(c.remaining());
+                        c.release();
+                    }).then())
+                    .bind().block(Duration.ofSeconds(20));
+            long t0 = System.nanoTime();
+            try {
+                FluxSender.create().host(a).port(server.address().getPort()).key("k").transport(t).options(o)
+                        .send(Flux.range(0, (int) frames).map(i -> block.duplicate().clear()))
+                        .block(Duration.ofSeconds(600));
+            } finally {
+                server.dispose();
+            }
+            double s = (System.nanoTime() - t0) / 1e9;
+            System.out.printf("round %d (%s): %d bytes in %.2f s = %.1f MB/s (frame %d, slots %d)%n",
+                    r, tcp ? "tcp" : "rdma", got.get(), s, got.get() / s / 1e6, frame, slots);
+        }
+        System.exit(0);
+    }
+
+    private RdmaBench() {
+    }
+}
