@@ -124,6 +124,35 @@ class ChannelRoundTripTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("transports")
+    void framesSentFromManyThreadsArriveInOrder(String transportName) {
+        // The source emits on its own thread while credits arriving on the transport's thread
+        // also send frames; both paths must feed one ordered queue.
+        Transport transport = transport(transportName);
+        byte[] data = TestData.bytes(11, 8_000_000);
+        java.security.MessageDigest digest = sha256();
+        ReceiverServer server = FluxReceiver.create().host("127.0.0.1").port(0).key("k").transport(transport).options(SMALL)
+                .handle(in -> in.receive().doOnNext(digest::update).then())
+                .bind().block(Duration.ofSeconds(10));
+        try {
+            FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key("k").transport(transport).options(SMALL)
+                    .send(Flux.fromIterable(TestData.pieces(data, 5, 9000)).publishOn(Schedulers.boundedElastic(), 2))
+                    .block(Duration.ofSeconds(60));
+        } finally {
+            server.dispose();
+        }
+        assertThat(java.util.HexFormat.of().formatHex(digest.digest())).isEqualTo(TestData.sha256(data));
+    }
+
+    static java.security.MessageDigest sha256() {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     static void sleep(long ms) {
         try {
             Thread.sleep(ms);

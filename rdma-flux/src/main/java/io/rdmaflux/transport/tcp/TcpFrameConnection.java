@@ -59,7 +59,7 @@ final class TcpFrameConnection implements FrameConnection {
         ByteBuf frame = channel.alloc().buffer(ProtocolVersion.HEADER_BYTES + payload.remaining());
         writeHeader(frame, type, payload.remaining());
         frame.writeBytes(payload.duplicate());
-        channel.writeAndFlush(frame, channel.voidPromise());
+        inOrder(() -> channel.writeAndFlush(frame, channel.voidPromise()));
     }
 
     @Override
@@ -69,13 +69,23 @@ final class TcpFrameConnection implements FrameConnection {
         // One write for header and payload: a control frame written from another thread
         // must not land between them.
         ByteBuf frame = Unpooled.wrappedUnmodifiableBuffer(header, Unpooled.wrappedBuffer(payload.buffer()));
-        channel.writeAndFlush(frame).addListener(f -> {
+        inOrder(() -> channel.writeAndFlush(frame).addListener(f -> {
             payload.release();
             FrameHandler h = handler;
             if (h != null && f.isSuccess()) {
                 h.onSendSlotFree();
             }
-        });
+        }));
+    }
+
+    /**
+     * Queues a write behind every earlier one. Netty runs a write at once when called on the
+     * event loop but queues it when called from another thread, so a frame sent from the event
+     * loop (after a CREDIT, say) could overtake one the source's thread sent just before it:
+     * the stream would arrive reordered. Going through the loop's task queue keeps one order.
+     */
+    private void inOrder(Runnable write) {
+        channel.eventLoop().execute(write);
     }
 
     private static void writeHeader(ByteBuf b, FrameType type, int length) {
@@ -115,7 +125,7 @@ final class TcpFrameConnection implements FrameConnection {
         // Closing a socket that still has unread input makes the kernel send RST and drop
         // what is queued for sending, such as our ERROR or END_ACK. So: flush, send FIN,
         // keep reading (the decoder discards) until the peer closes too, or a deadline.
-        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
+        inOrder(() -> channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
             if (channel instanceof DuplexChannel duplex && f.isSuccess()) {
                 duplex.shutdownOutput();
                 channel.eventLoop().schedule(() -> {
@@ -124,7 +134,7 @@ final class TcpFrameConnection implements FrameConnection {
             } else {
                 channel.close();
             }
-        });
+        }));
     }
 
     @Override
