@@ -116,14 +116,10 @@ class ChannelCodecTest {
     }
 
     /**
-     * Disabled until the TCP transport keeps frame order when the body publisher emits from
-     * threads other than the event loop (the codec workers do): TcpFrameConnection.sendData
-     * writes directly when called on the event loop (credit grants) but queues a task when
-     * called from another thread, so a frame sent from the event loop can overtake frames
-     * queued just before it. Seen here as "checksum mismatch", "sender exceeded its credits"
-     * or a CODEC error on the receiver.
+     * Over real TCP on loopback. The codec workers emit chunks from their own threads, not from
+     * the transport's event loop; this once made the TCP transport reorder frames (fixed in
+     * the transport by writing every frame in order on the event loop).
      */
-    @org.junit.jupiter.api.Disabled("core TCP transport reorders frames written from several threads; see javadoc")
     @ParameterizedTest(name = "tcp {0} frames of {1}")
     @CsvSource({
         "'zstd:1,aes-256-gcm:1', 1048576",
