@@ -9,6 +9,7 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.Hello;
 import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.ProtocolVersion;
 import io.rdmaflux.protocol.StreamChecksum;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.FrameConnection;
@@ -56,6 +57,9 @@ public final class ReceiverSession extends SessionBase {
     private volatile boolean streamStarted;
     private volatile boolean endVerified;
     private volatile boolean handlerDone;
+    private volatile ProtocolException failure;
+    private volatile boolean cancelled;
+    private volatile boolean magicSeen;
 
     public ReceiverSession(FrameConnection connection, byte[] key, ChannelOptions options,
                            Function<? super InboundStream, ? extends Publisher<Void>> handler) {
@@ -85,15 +89,22 @@ public final class ReceiverSession extends SessionBase {
         return result.asMono();
     }
 
-    /** Whether the peer has proven to be an rdma-flux sender (a valid HELLO arrived). */
+    /**
+     * Whether the peer is an rdma-flux sender: its HELLO began with the protocol's magic (even
+     * if of another version). Connections that are not, such as port scanners, are ignored by
+     * {@link io.rdmaflux.channel.FluxReceiver#receiveOne()}.
+     */
     public boolean peerIdentified() {
-        return peerHello != null;
+        return magicSeen;
     }
 
     @Override
     void onControl(FrameType type, ByteBuffer payload) {
         switch (type) {
-            case HELLO -> onHello(Hello.decode(payload));
+            case HELLO -> {
+                magicSeen = payload.remaining() >= 4 && payload.getInt(payload.position()) == ProtocolVersion.MAGIC;
+                onHello(Hello.decode(payload));
+            }
             case AUTH -> onAuth(ControlFrames.decodeAuth(payload));
             case METADATA -> onMetadata(StreamMetadata.decode(payload));
             case END -> onEnd(ControlFrames.decodeEnd(payload));
@@ -151,18 +162,20 @@ public final class ReceiverSession extends SessionBase {
             payload.release();
             returnCredit();
         });
-        if (inbound.tryEmitNext(lease) != Sinks.EmitResult.OK) {
+        Sinks.EmitResult emitted = inbound.tryEmitNext(lease);
+        if (emitted == Sinks.EmitResult.FAIL_OVERFLOW) {
             lease.releaseQuietly();
-            if (!isFinished()) {
-                fail(new ProtocolException(ErrorCode.PROTOCOL, "sender exceeded its credits"));
-            }
+            fail(new ProtocolException(ErrorCode.PROTOCOL, "sender exceeded its credits"));
+        } else if (emitted != Sinks.EmitResult.OK) {
+            // The application cancelled: frames still in flight are dropped.
+            lease.releaseQuietly();
         }
     }
 
     /** A slot came back: credits go to the sender in batches to keep control traffic small. */
     private void returnCredit() {
         int n = creditsToReturn.incrementAndGet();
-        if (n >= creditBatch && !isFinished() && !endVerified) {
+        if (n >= creditBatch && !isFinished() && !endVerified && !cancelled) {
             int grant = creditsToReturn.getAndSet(0);
             if (grant > 0) {
                 send(FrameType.CREDIT, ControlFrames.credit(grant));
@@ -227,6 +240,7 @@ public final class ReceiverSession extends SessionBase {
 
     @Override
     void onFailed(ProtocolException error) {
+        failure = error;
         inbound.emitError(error, RETRY);
         releaseUnclaimed();
         accepted.tryEmitError(error);
@@ -267,7 +281,9 @@ public final class ReceiverSession extends SessionBase {
         public Flux<Chunk> receiveChunks() {
             return Flux.defer(() -> {
                 if (!subscribed.compareAndSet(false, true)) {
-                    return Flux.error(new IllegalStateException("an inbound stream can be subscribed to only once"));
+                    ProtocolException failed = failure;
+                    return Flux.error(failed != null ? failed
+                            : new IllegalStateException("an inbound stream can be subscribed to only once"));
                 }
                 return inbound.asFlux();
             })
@@ -275,11 +291,14 @@ public final class ReceiverSession extends SessionBase {
                 // A cancel usually comes with the handler's own failure ("disk full"), which
                 // is the reason worth reporting; give the handler a moment to say it.
                 if (!endVerified) {
+                    cancelled = true;
                     Schedulers.parallel().schedule(() -> fail(new ProtocolException(ErrorCode.CANCELLED,
                             "receiver cancelled the stream " + progress())), CANCEL_GRACE_MS, TimeUnit.MILLISECONDS);
                 }
             })
-            .doOnDiscard(Chunk.class, Chunk::releaseQuietly);
+            .doOnDiscard(Chunk.class, Chunk::releaseQuietly)
+            // The session outlives a cancelled subscriber by a few seconds; don't keep it alive.
+            .onTerminateDetach();
         }
     }
 }

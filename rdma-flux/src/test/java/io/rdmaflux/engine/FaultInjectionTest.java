@@ -1,0 +1,159 @@
+package io.rdmaflux.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.channel.FluxReceiver;
+import io.rdmaflux.channel.FluxSender;
+import io.rdmaflux.channel.ReceiverServer;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.FrameType;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.StreamMetadata;
+import io.rdmaflux.transport.memory.MemoryTransport;
+import io.rdmaflux.transport.memory.MemoryTransport.Verdict;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Frames dropped, altered or cut on the way: every fault ends both sides with a classified
+ * error, never a short success; and the sender never has more frames in flight than credits.
+ */
+class FaultInjectionTest {
+
+    private static final ChannelOptions OPTIONS = ChannelOptions.defaults().withFrameSize(4096).withReceiveSlots(4)
+            .withSendSlots(4).withLiveness(Duration.ofMillis(200), Duration.ofSeconds(2));
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private record Outcome(Throwable sender, Throwable receiver) {
+    }
+
+    private static final AtomicInteger PORTS = new AtomicInteger(51000);
+
+    /** Sends {@code frames} full frames and returns how each side's stream ended. */
+    private static Outcome run(MemoryTransport transport, int frames) {
+        int port = PORTS.incrementAndGet();
+        Mono<Void> receiver = FluxReceiver.create().port(port).key("k").transport(transport).options(OPTIONS)
+                .handle(in -> in.receive().then())
+                .receiveOne()
+                .cache();
+        receiver.subscribe(v -> { }, e -> { });
+        return new Outcome(outcome(FluxSender.create().port(port).key("k").transport(transport).options(OPTIONS)
+                .send(StreamMetadata.empty(), s -> Flux.range(0, frames)
+                        .map(i -> Chunk.wrap(ByteBuffer.wrap(new byte[4096]))))), outcome(receiver));
+    }
+
+    private static Throwable outcome(Mono<Void> stream) {
+        try {
+            stream.block(WAIT);
+            return null;
+        } catch (RuntimeException e) {
+            return e;
+        }
+    }
+
+    private static void assertCode(Throwable t, ErrorCode code, String text) {
+        assertThat(t).isInstanceOf(ProtocolException.class).hasMessageContaining(text);
+        assertThat(((ProtocolException) t).code()).isEqualTo(code);
+    }
+
+    @Test
+    void aFlippedBitFailsTheChecksumOnBothSides() {
+        AtomicInteger data = new AtomicInteger();
+        MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) -> {
+            if (type == FrameType.DATA && data.incrementAndGet() == 7) {
+                payload.put(100, (byte) (payload.get(100) ^ 0x10));
+            }
+            return Verdict.DELIVER;
+        });
+        Outcome o = run(t, 20);
+        assertCode(o.receiver(), ErrorCode.CHECKSUM, "checksum mismatch");
+        assertCode(o.sender(), ErrorCode.CHECKSUM, "receiver reported: checksum mismatch");
+    }
+
+    @Test
+    void aDroppedFrameIsATruncatedStream() {
+        AtomicInteger data = new AtomicInteger();
+        MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) ->
+                type == FrameType.DATA && data.incrementAndGet() == 3 ? Verdict.DROP : Verdict.DELIVER);
+        Outcome o = run(t, 3);
+        assertCode(o.receiver(), ErrorCode.TRUNCATED, "stream incomplete");
+        assertThat(o.sender()).isInstanceOf(ProtocolException.class);
+    }
+
+    @Test
+    void aConnectionCutMidStreamFailsBothSides() {
+        AtomicInteger data = new AtomicInteger();
+        MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) ->
+                type == FrameType.DATA && data.incrementAndGet() == 5 ? Verdict.CUT_CONNECTION : Verdict.DELIVER);
+        Outcome o = run(t, 50);
+        assertCode(o.receiver(), ErrorCode.TRUNCATED, "sender closed the connection");
+        assertCode(o.sender(), ErrorCode.TRUNCATED, "closed the connection");
+    }
+
+    @Test
+    void aPeerOfAnotherVersionIsRefusedWithBothVersionsNamed() {
+        MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) -> {
+            if (type == FrameType.HELLO && fromSender) {
+                payload.putShort(4, (short) 9);
+            }
+            return Verdict.DELIVER;
+        });
+        Outcome o = run(t, 1);
+        assertCode(o.receiver(), ErrorCode.VERSION, "version 9");
+        assertCode(o.sender(), ErrorCode.VERSION, "receiver reported: peer speaks protocol version 9");
+    }
+
+    @Test
+    void theSenderNeverHasMoreFramesInFlightThanCredits() {
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger worst = new AtomicInteger();
+        MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) -> {
+            if (type == FrameType.DATA) {
+                worst.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            } else if (type == FrameType.CREDIT) {
+                inFlight.addAndGet(-payload.getInt(0));
+            }
+            return Verdict.DELIVER;
+        });
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        ReceiverServer server = FluxReceiver.create().port(0).key("k").transport(t).options(OPTIONS)
+                .handle(in -> in.receiveChunks()
+                        .delayElements(Duration.ofMillis(1))
+                        .doOnNext(Chunk::release).then().doOnError(error::set))
+                .bind().block(WAIT);
+        try {
+            FluxSender.create().port(server.address().getPort()).key("k").transport(t).options(OPTIONS)
+                    .send(Flux.range(0, 200).map(i -> ByteBuffer.wrap(new byte[1000 + i * 37 % 9000])))
+                    .block(Duration.ofSeconds(30));
+        } finally {
+            server.dispose();
+        }
+        assertThat(error.get()).isNull();
+        assertThat(worst.get()).as("most DATA frames ever in flight").isLessThanOrEqualTo(OPTIONS.receiveSlots());
+        assertThat(t.slotsInUse()).isZero();
+    }
+
+    @Test
+    void aHandshakeThatNeverCompletesTimesOut() {
+        MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) ->
+                type == FrameType.AUTH ? Verdict.DROP : Verdict.DELIVER);
+        ChannelOptions quick = OPTIONS.withHandshakeTimeout(Duration.ofMillis(600));
+        ReceiverServer server = FluxReceiver.create().port(0).key("k").transport(t).options(quick)
+                .handle(in -> in.receive().then()).bind().block(WAIT);
+        try {
+            assertThatThrownBy(() -> FluxSender.create().port(server.address().getPort()).key("k").transport(t)
+                    .options(quick).send(Mono.just(ByteBuffer.allocate(1))).block(WAIT))
+                    .isInstanceOf(ProtocolException.class).hasMessageContaining("handshake");
+        } finally {
+            server.dispose();
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.rdmaflux.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Frame payload layouts: round trips, and clear errors for malformed or foreign input. */
+class ControlFramesTest {
+
+    @Test
+    void helloRoundTrips() {
+        byte[] nonce = Authenticator.newNonce();
+        Hello h = Hello.decode(new Hello(Hello.Role.RECEIVER, nonce, 1 << 20, 16).encode());
+        assertThat(h.role()).isEqualTo(Hello.Role.RECEIVER);
+        assertThat(h.nonce()).isEqualTo(nonce);
+        assertThat(h.frameSize()).isEqualTo(1 << 20);
+        assertThat(h.receiveSlots()).isEqualTo(16);
+    }
+
+    @Test
+    void foreignPeerAndOtherVersionAreNamedAsSuch() {
+        ByteBuffer http = ByteBuffer.wrap("GET / HTTP/1.1\r\n\r\n".getBytes());
+        assertThatThrownBy(() -> Hello.decode(http)).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("not an rdma-flux endpoint");
+        ByteBuffer v2 = new Hello(Hello.Role.SENDER, new byte[32], 4096, 4).encode();
+        v2.putShort(4, (short) 2);
+        assertThatThrownBy(() -> Hello.decode(v2)).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("version 2").hasMessageContaining("version 1")
+                .satisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.VERSION));
+    }
+
+    @Test
+    void metadataRoundTripsWithUnicodeAndEmptyValues() {
+        StreamMetadata m = StreamMetadata.empty().with(StreamMetadata.NAME, "répertoire/ファイル.bin")
+                .with(StreamMetadata.SIZE, "123").with("empty", "");
+        StreamMetadata back = StreamMetadata.decode(m.encode());
+        assertThat(back).isEqualTo(m);
+        assertThat(back.size()).isEqualTo(123);
+        assertThat(back.codecs()).isEmpty();
+    }
+
+    @Test
+    void truncatedPayloadsAreProtocolErrorsNotCrashes() {
+        Random r = new Random(42);
+        ByteBuffer meta = StreamMetadata.empty().with("k", "value").encode();
+        for (int cut = 0; cut < meta.remaining(); cut++) {
+            ByteBuffer part = meta.duplicate().limit(cut);
+            assertThatThrownBy(() -> StreamMetadata.decode(part)).isInstanceOf(ProtocolException.class);
+        }
+        for (int i = 0; i < 200; i++) {
+            byte[] junk = new byte[r.nextInt(40)];
+            r.nextBytes(junk);
+            try {
+                Hello.decode(ByteBuffer.wrap(junk));
+            } catch (ProtocolException expected) {
+                assertThat(expected.getMessage()).isNotBlank();
+            }
+        }
+        assertThatThrownBy(() -> ControlFrames.decodeCredit(ByteBuffer.allocate(2))).isInstanceOf(ProtocolException.class);
+        assertThatThrownBy(() -> ControlFrames.decodeCredit(ControlFrames.credit(0))).isInstanceOf(ProtocolException.class);
+        assertThat(ControlFrames.decodeError(ByteBuffer.allocate(1)).code()).isEqualTo(ErrorCode.PROTOCOL);
+    }
+
+    @Test
+    void errorFramesCarryCodeAndMessage() {
+        ProtocolException e = ControlFrames.decodeError(ControlFrames.error(ErrorCode.SINK_FAILED, "disk full"));
+        assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
+        assertThat(e.getMessage()).isEqualTo("disk full");
+        ControlFrames.End end = ControlFrames.decodeEnd(ControlFrames.end(1L << 40, 0xCAFEBABE));
+        assertThat(end.bytes()).isEqualTo(1L << 40);
+        assertThat(end.crc()).isEqualTo(0xCAFEBABE);
+    }
+
+    @Test
+    void proofsDependOnKeyRoleAndBothNonces() {
+        byte[] s = Authenticator.newNonce();
+        byte[] r = Authenticator.newNonce();
+        Authenticator a = new Authenticator("key".getBytes());
+        byte[] proof = a.proof(Hello.Role.SENDER, s, r);
+        assertThat(a.verify(Hello.Role.SENDER, s, r, proof)).isTrue();
+        assertThat(a.verify(Hello.Role.RECEIVER, s, r, proof)).as("reflected to the other role").isFalse();
+        assertThat(a.verify(Hello.Role.SENDER, r, s, proof)).as("nonces swapped").isFalse();
+        assertThat(new Authenticator("other".getBytes()).verify(Hello.Role.SENDER, s, r, proof)).isFalse();
+        assertThatThrownBy(() -> new Authenticator(new byte[0])).isInstanceOf(IllegalArgumentException.class);
+    }
+}
