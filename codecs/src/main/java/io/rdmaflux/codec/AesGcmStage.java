@@ -439,7 +439,7 @@ public final class AesGcmStage implements CodecStage {
             Properties p = new Properties();
             p.setProperty(CryptoCipherFactory.CLASSES_KEY, "org.apache.commons.crypto.cipher.OpenSslCipher");
             try (CryptoCipher c = CryptoCipherFactory.getCryptoCipher(TRANSFORMATION, p)) {
-                return "it loads but was not chosen";
+                return "it loads (" + c.getAlgorithm() + ") but was not chosen";
             } catch (Exception e) {
                 String m = rootMessage(e);
                 // Commons Crypto 1.2.0 looks up functions that OpenSSL 3 turned into macros.
