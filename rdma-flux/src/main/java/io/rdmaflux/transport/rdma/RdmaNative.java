@@ -136,6 +136,11 @@ public final class RdmaNative {
                 }
                 appendToSearchPath(p.getParent());
             }
+            // DiSNI logs through SLF4J. Without a provider SLF4J 2 prints three warning lines on
+            // first use; a tool's stderr is for its own messages, so keep SLF4J quiet about it.
+            if (System.getProperty("slf4j.internal.verbosity") == null) {
+                System.setProperty("slf4j.internal.verbosity", "ERROR");
+            }
             // DiSNI logs every verb call at INFO; keep it to warnings where slf4j-simple is used.
             if (System.getProperty("org.slf4j.simpleLogger.log.com.ibm.disni") == null) {
                 System.setProperty("org.slf4j.simpleLogger.log.com.ibm.disni", "warn");
