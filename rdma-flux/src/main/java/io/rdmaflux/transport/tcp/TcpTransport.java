@@ -136,7 +136,8 @@ public final class TcpTransport implements Transport {
 
         @Override
         public void dispose() {
-            server.disposeNow();
+            // Not disposeNow(): this may run on an event loop, where blocking is not allowed.
+            server.dispose();
         }
 
         @Override

@@ -1,0 +1,75 @@
+package io.rdmaflux.channel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rdmaflux.transport.tcp.TcpTransport;
+import java.io.ByteArrayOutputStream;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
+import reactor.core.publisher.Mono;
+
+/**
+ * Whole streams over TCP with BlockHound installed: no blocking call may run on Netty's event
+ * loops or Reactor's non-blocking schedulers, on success and on failure alike.
+ */
+class NonBlockingTest {
+
+    static {
+        BlockHound.install(builder -> builder
+                // Nonces come from SecureRandom, which reads /dev/urandom; on Linux that read
+                // never waits, so it is allowed on the event loop where sessions begin.
+                .allowBlockingCallsInside("io.rdmaflux.protocol.Authenticator", "newNonce"));
+    }
+
+    @Test
+    void aStreamAndItsTeardownNeverBlockANonBlockingThread() {
+        AtomicInteger dropped = new AtomicInteger();
+        Hooks.onErrorDropped(e -> dropped.incrementAndGet());
+        try {
+            TcpTransport tcp = new TcpTransport();
+            byte[] data = TestData.bytes(1, 3_000_000);
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            int port = freePort();
+            Mono<Void> receiver = FluxReceiver.create().host("127.0.0.1").port(port).key("k").transport(tcp)
+                    .handle(in -> in.receive().doOnNext(b -> {
+                        byte[] c = new byte[b.remaining()];
+                        b.get(c);
+                        got.write(c, 0, c.length);
+                    }).then())
+                    .receiveOne().cache();
+            receiver.subscribe(v -> { }, e -> { });
+            FluxSender.create().host("127.0.0.1").port(port).key("k").transport(tcp)
+                    .send(Flux.fromIterable(TestData.pieces(data, 2, 300_000)))
+                    .block(Duration.ofSeconds(30));
+            receiver.block(Duration.ofSeconds(10));
+            assertThat(got.toByteArray()).isEqualTo(data);
+
+            // A failure path too: a wrong key ends both sides.
+            int port2 = freePort();
+            Mono<Void> refusing = FluxReceiver.create().host("127.0.0.1").port(port2).key("a").transport(tcp)
+                    .handle(in -> in.receive().then()).receiveOne().cache();
+            refusing.subscribe(v -> { }, e -> { });
+            Mono<Void> wrong = FluxSender.create().host("127.0.0.1").port(port2).key("b").transport(tcp)
+                    .send(Flux.just(java.nio.ByteBuffer.allocate(10)));
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> wrong.block(Duration.ofSeconds(10)))
+                    .hasMessageContaining("authentication failed");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> refusing.block(Duration.ofSeconds(10)))
+                    .hasMessageContaining("authentication failed");
+            assertThat(dropped.get()).as("errors dropped (BlockHound reports blocking calls this way)").isZero();
+        } finally {
+            Hooks.resetOnErrorDropped();
+        }
+    }
+
+    private static int freePort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
