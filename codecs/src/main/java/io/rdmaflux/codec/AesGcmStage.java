@@ -144,6 +144,9 @@ public final class AesGcmStage implements CodecStage {
 
     /** The stream key derived from the context's key and salt. */
     static SecretKeySpec streamKey(CodecContext ctx) {
+        // Commons Crypto loads its native code (extracting a file) when first asked for a
+        // cipher: do that here, on the caller's thread, not on a non-blocking worker.
+        provider();
         byte[] key = ctx.key();
         byte[] salt = ctx.salt();
         if (key == null || key.length == 0) {

@@ -106,9 +106,27 @@ public final class ZstdStage implements CodecStage {
         return level;
     }
 
+    /**
+     * Loads zstd-jni's native library now, on the calling thread: loading extracts it to a
+     * temporary file, which must not happen on a worker (a non-blocking thread).
+     */
+    static void loadNative() {
+        com.github.luben.zstd.util.Native.load();
+    }
+
+    /** One line for {@code rdflux doctor} and {@code -v}. */
+    public static String describe() {
+        loadNative();
+        Package p = ZstdCompressCtx.class.getPackage();
+        String v = p != null && p.getImplementationVersion() != null ? " " + p.getImplementationVersion() : "";
+        return "zstd: zstd-jni" + v + ", default level " + DEFAULT_LEVEL + ", " + CodecWorkers.defaultParallelism()
+                + " workers";
+    }
+
     @Override
     public Function<Flux<Chunk>, Flux<Chunk>> encoder(CodecSpec spec, CodecContext ctx) {
         int level = level(spec);
+        loadNative();
         ChunkAllocator alloc = ctx.allocator();
         return in -> ChunkFlux.mapOrdered(ChunkFlux.split(in, ctx.blockSize()),
                 c -> compress(c, level, alloc), ctx.scheduler(), ctx.parallelism());
@@ -116,6 +134,7 @@ public final class ZstdStage implements CodecStage {
 
     @Override
     public Function<Flux<Chunk>, Flux<Chunk>> decoder(CodecSpec spec, CodecContext ctx) {
+        loadNative();
         ChunkAllocator alloc = ctx.allocator();
         return in -> ChunkFlux.mapOrdered(RecordAssembler.records(in, RECORD_HEADER, "zstd"),
                 r -> decompress(r, alloc), ctx.scheduler(), ctx.parallelism());

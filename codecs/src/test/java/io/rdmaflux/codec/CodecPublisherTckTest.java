@@ -33,7 +33,7 @@ public class CodecPublisherTckTest extends PublisherVerification<Chunk> {
     }
 
     public CodecPublisherTckTest(String chain, boolean decode) {
-        super(new TestEnvironment(500, 200));
+        super(new TestEnvironment(1000, 300));
         this.chain = chain;
         this.decode = decode;
     }
