@@ -144,8 +144,10 @@ class ChannelCodecTest {
         });
         ChannelOptions options = ChannelOptions.defaults().withFrameSize(16384).withReceiveSlots(8).withSendSlots(4);
         AtomicReference<Throwable> receiverError = new AtomicReference<>();
+        // The sender learns the receiver's reason and code, so both tools exit with CODEC's exit code.
         assertThatThrownBy(() -> transfer(transport, options, "zstd:1,aes-256-gcm:1", data(500_000), receiverError))
-                .isInstanceOf(ProtocolException.class);
+                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
+                .hasMessageContaining("failed authentication");
         assertThat(receiverError.get()).isInstanceOfSatisfying(ProtocolException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC)).hasMessageContaining("failed authentication");
         TestData.awaitZero(transport::slotsInUse, "receive slots");
