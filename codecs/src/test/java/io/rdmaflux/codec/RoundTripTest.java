@@ -84,6 +84,21 @@ class RoundTripTest {
         TestData.awaitZero(wire.live::get, "wire");
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 8})
+    void anyParallelismKeepsOrder(int parallelism) {
+        Random r = new Random(parallelism);
+        byte[] data = TestData.random(r, 200 * 1000 + 17);
+        for (String chainText : new String[] {"zstd:1", "aes-256-gcm:1", "zstd:1,aes-256-gcm:1"}) {
+            CodecChain chain = CodecChain.parse(chainText);
+            CodecContext ctx = CodecContext.of("k".getBytes(), Codecs.newSalt()).withBlockSize(1000)
+                    .withParallelism(parallelism);
+            byte[] wire = TestData.collect(chain.encode(new TestData.Tracker().source(data, 3333), ctx));
+            byte[] back = TestData.collect(chain.decode(TestData.recut(wire, r, 2500, new TestData.Tracker()), ctx));
+            assertThat(back).as(chainText + " with parallelism " + parallelism).isEqualTo(data);
+        }
+    }
+
     @Test
     void incompressibleDataGrowsByTheRecordHeaderOnly() {
         Random r = new Random(3);
