@@ -4,7 +4,6 @@ import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Callable;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -77,7 +76,7 @@ final class ReadLoop implements Runnable {
                         r.abort();
                     }
                 });
-            } catch (RejectedExecutionException e) {
+            } catch (Throwable e) {
                 log.debug("could not schedule abort of {}: {}", what, e.toString());
             }
         }
@@ -91,12 +90,13 @@ final class ReadLoop implements Runnable {
         if (wip.getAndIncrement() == 0) {
             try {
                 options.scheduler().schedule(this);
-            } catch (RejectedExecutionException e) {
+            } catch (Throwable e) {
+                // Never leave wip raised: that would stall the source for good.
                 wip.set(0);
                 finish();
                 if (!disposed) {
                     sink.error(ConnectorException.source(ConnectorException.Reason.IO,
-                            "cannot read " + what + ": its I/O scheduler was shut down", e));
+                            "cannot read " + what + ": could not schedule the read (" + e + ")", e));
                 }
             }
         }

@@ -6,7 +6,6 @@ import io.rdmaflux.protocol.ProtocolException;
 import java.nio.ByteBuffer;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
@@ -96,15 +95,16 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
         if (wip.getAndIncrement() == 0) {
             try {
                 options.scheduler().schedule(this);
-            } catch (RejectedExecutionException e) {
-                // No thread to write on: give up here, without blocking (no abort possible).
+            } catch (Throwable e) {
+                // No thread to write on: give up here, without blocking (no abort possible),
+                // and never leave wip raised, which would stall the sink for good.
                 wip.set(0);
                 if (!finished) {
                     finished = true;
                     cancel();
                     releaseQueued();
                     result.error(ConnectorException.sink(ConnectorException.Reason.IO,
-                            "cannot write " + target.describe() + ": its I/O scheduler was shut down", e));
+                            "cannot write " + target.describe() + ": could not schedule the write (" + e + ")", e));
                 } else {
                     releaseQueued();
                 }

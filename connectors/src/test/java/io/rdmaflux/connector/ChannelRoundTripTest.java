@@ -16,6 +16,8 @@ import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.TransportKind;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,7 +26,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Files through the real channel: FileSource -> FluxSender -> TCP on loopback -> FluxReceiver
@@ -41,10 +46,28 @@ class ChannelRoundTripTest {
 
     @BeforeAll
     static void blockHound() {
-        BlockHound.builder()
+        // install(...) and not builder().install(): only the former loads the Reactor and
+        // Netty integrations that say which threads must not block.
+        BlockHound.install(b -> b
+                // Positional file I/O is not on BlockHound's built-in list.
                 .markAsBlocking("sun.nio.ch.FileDispatcherImpl", "pread0", "(Ljava/io/FileDescriptor;JIJ)I")
                 .markAsBlocking("sun.nio.ch.FileDispatcherImpl", "pwrite0", "(Ljava/io/FileDescriptor;JIJ)I")
-                .install();
+                // The channel draws its HELLO nonces on the event loop; /dev/urandom never blocks.
+                .allowBlockingCallsInside("java.security.SecureRandom", "nextBytes"));
+    }
+
+    @Test
+    void blockHoundIsWatching() throws IOException {
+        Path file = randomFile(dir, "watched", 100, 40);
+        // A scheduler of its own: the thread that trips BlockHound is thrown away afterwards.
+        Scheduler nonBlocking = Schedulers.newParallel("blockhound-check", 1);
+        try (FileChannel c = FileChannel.open(file)) {
+            assertThatThrownBy(() -> Mono.fromCallable(() -> c.read(ByteBuffer.allocate(10), 0))
+                    .subscribeOn(nonBlocking).block(T))
+                    .hasRootCauseInstanceOf(BlockingOperationError.class);
+        } finally {
+            nonBlocking.dispose();
+        }
     }
 
     @Test

@@ -46,7 +46,7 @@ class FileSinkTest {
 
         StepVerifier.create(sink.write(chunksOf(data, 4096, pool)))
                 .expectNext(new SinkResult(data.length, out.toString()))
-                .verifyComplete();
+                .expectComplete().verify(T);
         assertThat(Files.readAllBytes(out)).isEqualTo(data);
         assertThat(list(dir)).containsExactly("out.bin");
         assertThat(pool.outstanding()).isZero();
@@ -57,7 +57,7 @@ class FileSinkTest {
         Path out = dir.resolve("empty");
         StepVerifier.create(FileSink.of(out).write(Flux.empty()))
                 .expectNext(new SinkResult(0, out.toString()))
-                .verifyComplete();
+                .expectComplete().verify(T);
         assertThat(out).exists().isEmptyFile();
     }
 
@@ -186,7 +186,7 @@ class FileSinkTest {
         BufferPool pool = new BufferPool("null", 4096, 4);
         StepVerifier.create(sink.write(chunksOf(randomBytes(40_000, 17), 4096, pool)))
                 .expectNext(new SinkResult(40_000, "/dev/null"))
-                .verifyComplete();
+                .expectComplete().verify(T);
         assertThat(pool.outstanding()).isZero();
     }
 

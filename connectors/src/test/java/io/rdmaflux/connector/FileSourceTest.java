@@ -160,7 +160,7 @@ class FileSourceTest {
         FileSource source = FileSource.of(file, SourceOptions.defaults().withPool(pool));
         StepVerifier.create(source.open().doOnNext(Chunk::release).take(5))
                 .expectNextCount(5)
-                .verifyComplete();
+                .expectComplete().verify(T);
         await("pool drained after cancel", () -> pool.outstanding() == 0);
     }
 

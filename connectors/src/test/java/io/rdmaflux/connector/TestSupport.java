@@ -65,7 +65,7 @@ final class TestSupport {
     /** Collects a source's bytes, releasing every chunk. */
     static byte[] collect(Flux<Chunk> chunks) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        chunks.doOnNext(c -> out.writeBytes(drain(c))).blockLast();
+        chunks.doOnNext(c -> out.writeBytes(drain(c))).blockLast(java.time.Duration.ofSeconds(60));
         return out.toByteArray();
     }
 
