@@ -165,7 +165,7 @@ public final class AesGcmStage implements CodecStage {
         ChunkAllocator alloc = ctx.allocator();
         return in -> Flux.defer(() -> {
             AtomicLong next = new AtomicLong();
-            Flux<Chunk> numbered = ChunkFlux.split(in, ctx.blockSize())
+            Flux<Chunk> numbered = ChunkFlux.split(in, ctx.splitSize())
                     .map(c -> Numbered.of(c, next.getAndIncrement()));
             return ChunkFlux.mapOrdered(numbered, c -> seal(key, (Numbered) c, alloc), ctx.scheduler(), ctx.parallelism())
                     .concatWith(Mono.fromCallable(() -> sealEnd(key, next.get(), alloc)));

@@ -85,9 +85,21 @@ public final class CodecContext {
         return parallelism;
     }
 
-    /** Largest plaintext block a stage encodes as one record; bigger chunks are split (without copying). */
+    /** The block size the source should deliver: the plaintext of one record of the first stage. */
     public int blockSize() {
         return blockSize;
+    }
+
+    /**
+     * Slack a stage allows above {@link #blockSize()} before it splits a chunk: the records of
+     * an earlier stage in the chain are a few bytes larger than a block, and cutting a
+     * 9-byte sliver off each of them would double the number of records and frames.
+     */
+    public static final int SPLIT_SLACK = 4096;
+
+    /** Chunks larger than this are split (without copying) before a stage encodes them. */
+    public int splitSize() {
+        return blockSize + SPLIT_SLACK;
     }
 
     /** Where stages take their output buffers from. */

@@ -128,7 +128,7 @@ public final class ZstdStage implements CodecStage {
         int level = level(spec);
         loadNative();
         ChunkAllocator alloc = ctx.allocator();
-        return in -> ChunkFlux.mapOrdered(ChunkFlux.split(in, ctx.blockSize()),
+        return in -> ChunkFlux.mapOrdered(ChunkFlux.split(in, ctx.splitSize()),
                 c -> compress(c, level, alloc), ctx.scheduler(), ctx.parallelism());
     }
 

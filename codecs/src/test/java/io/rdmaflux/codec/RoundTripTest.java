@@ -111,6 +111,18 @@ class RoundTripTest {
     }
 
     @Test
+    void incompressibleDataThroughZstdAndAesIsNotCutIntoSlivers() {
+        Random r = new Random(13);
+        byte[] data = TestData.random(r, 10 * BLOCK);
+        CodecChain chain = CodecChain.parse("zstd:1,aes-256-gcm:1");
+        byte[] wire = TestData.collect(chain.encode(new TestData.Tracker().source(data, BLOCK),
+                context(new ChunkAllocator.Pooled(4))));
+        // One zstd record per block, one AES record per zstd record, and the END record.
+        int perRecord = ZstdStage.HEADER + AesGcmStage.HEADER + AesGcmStage.TAG;
+        assertThat(wire.length).isEqualTo(data.length + 10 * perRecord + AesGcmStage.HEADER + AesGcmStage.TAG);
+    }
+
+    @Test
     void compressibleDataShrinks() {
         Random r = new Random(4);
         byte[] data = TestData.compressible(r, 10 * BLOCK);

@@ -68,7 +68,7 @@ public final class Crc32cStage implements CodecStage {
     @Override
     public Function<Flux<Chunk>, Flux<Chunk>> encoder(CodecSpec spec, CodecContext ctx) {
         ChunkAllocator alloc = ctx.allocator();
-        return in -> ChunkFlux.split(in, ctx.blockSize())
+        return in -> ChunkFlux.split(in, ctx.splitSize())
                 .map(c -> seal(c, alloc))
                 .doOnDiscard(Chunk.class, Chunk::releaseQuietly);
     }
