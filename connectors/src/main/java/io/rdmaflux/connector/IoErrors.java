@@ -1,7 +1,6 @@
 package io.rdmaflux.connector;
 
 import io.rdmaflux.connector.ConnectorException.Reason;
-import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
@@ -76,9 +75,5 @@ final class IoErrors {
         }
         Reason r = classify(e);
         return ConnectorException.source(r, "cannot read " + what + ": " + phrase(r, e), e);
-    }
-
-    static boolean isIo(Throwable e) {
-        return e instanceof IOException;
     }
 }
