@@ -124,7 +124,12 @@ public final class CodecChain {
      * takes ownership of the input chunks and emits new leases.
      */
     public Flux<Chunk> encode(Flux<Chunk> in, CodecContext context) {
-        Flux<Chunk> f = in;
+        if (stages.isEmpty()) {
+            return in;
+        }
+        // Blocks of the context's block size go into the first stage; later stages take the
+        // (slightly larger) records of earlier ones whole, see CodecContext.splitSize().
+        Flux<Chunk> f = ChunkFlux.split(in, context.blockSize());
         for (int i = 0; i < stages.size(); i++) {
             f = stages.get(i).encoder(specs.get(i), context).apply(f);
         }
