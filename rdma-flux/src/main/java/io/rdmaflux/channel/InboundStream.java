@@ -32,8 +32,10 @@ public interface InboundStream {
 
     /**
      * The stream's bytes as leases: release each chunk exactly once when done with it.
-     * Chunks dropped by operators on cancel or error are released through Reactor's discard
-     * hook, which this Flux installs.
+     * Chunks still queued inside the channel when the subscriber cancels or fails are released
+     * by this Flux. Operators you add after it that may drop elements (publishOn, concatMap,
+     * buffer...) must release what they drop: add
+     * {@code .doOnDiscard(Chunk.class, Chunk::releaseQuietly)} after them, as the connectors do.
      */
     Flux<Chunk> receiveChunks();
 }

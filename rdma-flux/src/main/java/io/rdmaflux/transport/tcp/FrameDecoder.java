@@ -13,9 +13,11 @@ import io.rdmaflux.transport.FrameHandler;
 import java.nio.ByteBuffer;
 
 /**
- * Splits the TCP byte stream into frames. Data payloads are copied straight from Netty's read
- * buffers into a slot of the connection's fixed receive ring (the one copy on this path); a
- * DATA frame that finds no free slot means the sender broke the credit rule.
+ * Splits the TCP byte stream into frames, each DATA payload into a slot of the connection's
+ * fixed receive ring; a DATA frame that finds no free slot means the sender broke the credit
+ * rule. With {@link SlotReadAllocator} installed, the socket reads land directly where
+ * {@link #nextReadBuffer()} says (header, control buffer or slot) and nothing is copied; any
+ * other buffer Netty delivers is copied in, byte for byte the same.
  */
 final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
@@ -23,7 +25,11 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     /** Events that arrived before the engine attached; replayed in order by {@link #attach}. */
     private final java.util.ArrayDeque<java.util.function.Consumer<FrameHandler>> early = new java.util.ArrayDeque<>();
     private FrameHandler handler;
-    private final ByteBuffer header = ByteBuffer.allocate(ProtocolVersion.HEADER_BYTES);
+    private final ByteBuffer header = ByteBuffer.allocateDirect(ProtocolVersion.HEADER_BYTES);
+    /** Where control payloads are read; copied out on delivery (they are small). */
+    private final ByteBuffer controlArea = ByteBuffer.allocateDirect(ProtocolVersion.MAX_CONTROL_PAYLOAD);
+    /** The buffer last given to the socket read, whose bytes are already in place. */
+    private ByteBuf handedOut;
 
     private FrameType type;
     private Chunk slot;
@@ -57,12 +63,17 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
         try {
-            while (in.isReadable() && !failed) {
-                if (type == null) {
-                    readHeader(in);
-                } else {
-                    readPayload(in);
+            if (in == handedOut) {
+                handedOut = null;
+                if (!failed && in.isReadable()) {
+                    ByteBuffer target = target();
+                    target.position(target.position() + in.readableBytes());
+                    targetAdvanced(target);
                 }
+                return;
+            }
+            while (in.isReadable() && !failed) {
+                copyIn(in);
             }
         } catch (ProtocolException e) {
             failed = true;
@@ -73,13 +84,51 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void readHeader(ByteBuf in) {
-        int n = Math.min(header.remaining(), in.readableBytes());
-        in.readBytes(header.array(), header.position(), n);
-        header.position(header.position() + n);
-        if (header.hasRemaining()) {
+    /** The buffer the next bytes of the stream belong in. */
+    private ByteBuffer target() {
+        return type == null ? header : type == FrameType.DATA ? slot.buffer() : control;
+    }
+
+    /** Bytes the next read may take: the rest of the current header, control frame or slot. */
+    int nextReadSize() {
+        return failed ? ProtocolVersion.HEADER_BYTES : target().remaining();
+    }
+
+    /**
+     * A buffer over the region where the next bytes belong, for the socket to read into.
+     * Its capacity is exactly that region, so a read never crosses a frame boundary.
+     */
+    ByteBuf nextReadBuffer() {
+        ByteBuffer region = failed ? ByteBuffer.allocateDirect(ProtocolVersion.HEADER_BYTES)
+                : target().slice(target().position(), target().remaining());
+        handedOut = io.netty.buffer.Unpooled.wrappedBuffer(region).clear();
+        return handedOut;
+    }
+
+    /** Copies what fits of {@code in} into the current target. */
+    private void copyIn(ByteBuf in) {
+        ByteBuffer target = target();
+        int n = Math.min(target.remaining(), in.readableBytes());
+        int limit = target.limit();
+        target.limit(target.position() + n);
+        in.readBytes(target);
+        target.limit(limit);
+        targetAdvanced(target);
+    }
+
+    /** Acts on a target that received bytes: a complete header or payload moves the frame on. */
+    private void targetAdvanced(ByteBuffer target) {
+        if (target.hasRemaining()) {
             return;
         }
+        if (type == null) {
+            headerComplete();
+        } else {
+            deliver();
+        }
+    }
+
+    private void headerComplete() {
         header.flip();
         FrameType t = FrameType.of(header.get() & 0xff);
         header.get();
@@ -101,22 +150,10 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             if (length < 0 || length > ProtocolVersion.MAX_CONTROL_PAYLOAD) {
                 throw new ProtocolException(ErrorCode.PROTOCOL, t + " frame of " + length + " bytes is too large");
             }
-            control = ByteBuffer.allocate(length);
+            control = controlArea.clear().limit(length);
         }
         type = t;
         if (length == 0) {
-            deliver();
-        }
-    }
-
-    private void readPayload(ByteBuf in) {
-        ByteBuffer target = type == FrameType.DATA ? slot.buffer() : control;
-        int n = Math.min(target.remaining(), in.readableBytes());
-        int limit = target.limit();
-        target.limit(target.position() + n);
-        in.readBytes(target);
-        target.limit(limit);
-        if (!target.hasRemaining()) {
             deliver();
         }
     }
@@ -130,9 +167,10 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             c.buffer().flip();
             emit(h -> h.onDataFrame(c));
         } else {
-            ByteBuffer c = control;
+            control.flip();
+            // The control area is reused for the next frame; the engine may get this one later.
+            ByteBuffer c = ByteBuffer.allocate(control.remaining()).put(control).flip();
             control = null;
-            c.flip();
             emit(h -> h.onControlFrame(t, c));
         }
     }

@@ -43,6 +43,7 @@ final class TcpFrameConnection implements FrameConnection {
         this.decoder = new FrameDecoder(ring);
         // Called on the event loop as the connection becomes active, before its first read.
         connection.addHandlerLast("rdmaflux-frames", decoder);
+        channel.config().setRecvByteBufAllocator(new SlotReadAllocator(decoder));
         // reactor-netty starts connections in manual-read mode until its own inbound is
         // subscribed; frames are consumed by the decoder instead, paced by credits.
         channel.config().setAutoRead(true);

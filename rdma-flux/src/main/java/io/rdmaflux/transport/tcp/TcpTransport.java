@@ -41,7 +41,6 @@ public final class TcpTransport implements Transport {
         return TcpClient.newConnection()
                 .remoteAddress(() -> address)
                 .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, readSizes())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
                 .doOnConnected(c -> frameConnection(c, options))
                 .connect()
@@ -57,7 +56,7 @@ public final class TcpTransport implements Transport {
         return TcpServer.create()
                 .bindAddress(() -> address)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, readSizes())
+
                 .doOnConnection(c -> acceptor.accept(frameConnection(c, options)))
                 // The engine drives the connection; keep it open until the engine closes it.
                 .handle((in, out) -> Mono.never())
@@ -87,14 +86,6 @@ public final class TcpTransport implements Transport {
             }
             return existing;
         }
-    }
-
-    /**
-     * Reads grow up to 1 MiB (Netty's default stops at 64 KiB): a data frame is then read in
-     * one or two system calls instead of sixteen.
-     */
-    private static io.netty.channel.RecvByteBufAllocator readSizes() {
-        return new io.netty.channel.AdaptiveRecvByteBufAllocator(4096, 64 * 1024, 1024 * 1024);
     }
 
     static String format(SocketAddress address) {
