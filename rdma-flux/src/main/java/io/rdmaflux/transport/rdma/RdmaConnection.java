@@ -145,6 +145,7 @@ final class RdmaConnection implements FrameConnection {
     private long statCompletions;
     private long statPolls;
     private long statStarted;
+    static final boolean BUSY_POLL = Boolean.getBoolean("rdmaflux.rdma.busyPoll");
     static final boolean STATS = Boolean.getBoolean("rdmaflux.rdma.stats")
             || "1".equals(System.getenv("RDMAFLUX_RDMA_STATS"));
     private boolean counted;
@@ -552,8 +553,19 @@ final class RdmaConnection implements FrameConnection {
     private void run() {
         statStarted = System.nanoTime();
         try {
+            long lastCm = 0;
             while (true) {
-                if (comp.getCqEvent(cq, EVENT_WAIT_MS)) {
+                if (BUSY_POLL) {
+                    // Experimental: spin on the CQ like perftest does, no completion events.
+                    if (!drainCount()) {
+                        Thread.onSpinWait();
+                    }
+                    long now = System.nanoTime();
+                    if (now - lastCm < 50_000_000L && failure == null && !peerGone && !closeRequested) {
+                        continue;
+                    }
+                    lastCm = now;
+                } else if (comp.getCqEvent(cq, EVENT_WAIT_MS)) {
                     statEvents++;
                     cq.ackEvents(1);
                     cq.reqNotification(false).execute().free();
@@ -609,6 +621,13 @@ final class RdmaConnection implements FrameConnection {
                 || type == RdmaCmEvent.EventType.RDMA_CM_EVENT_DEVICE_REMOVAL.ordinal()) {
             peerGone = true;
         }
+    }
+
+    /** Drains; true when anything completed. */
+    private boolean drainCount() throws IOException {
+        long before = statCompletions;
+        drain();
+        return statCompletions != before;
     }
 
     private void drain() throws IOException {
