@@ -135,6 +135,10 @@ public final class AesGcmStage implements CodecStage {
     }
 
     private static void warmUpInBackground() {
+        if (Boolean.getBoolean("rdflux.aes.warmup.sync")) {
+            warmUp();
+            return;
+        }
         if (!WARM.get()) {
             Thread t = new Thread(AesGcmStage::warmUp, "rdflux-aes-warmup");
             t.setDaemon(true);
