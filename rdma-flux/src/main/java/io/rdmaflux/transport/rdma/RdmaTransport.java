@@ -43,7 +43,11 @@ public final class RdmaTransport implements Transport {
     static final int RESOLVE_TIMEOUT_MS = 2000;
     /** Transport retries (ack timeouts) and receiver-not-ready retries (7: without limit). */
     static final byte RETRY_COUNT = 7;
-    static final byte RNR_RETRY_COUNT = 7;
+    /**
+     * 7 means "retry without limit". Tests set {@code -Drdmaflux.rdma.rnrRetry=0} to prove that
+     * the credit rule alone prevents receiver-not-ready: any RNR then fails the stream.
+     */
+    static final byte RNR_RETRY_COUNT = (byte) Math.max(0, Math.min(7, Integer.getInteger("rdmaflux.rdma.rnrRetry", 7)));
 
     /** Threads for the blocking connection-manager steps of connect and listen. */
     static final Scheduler CM_THREADS = Schedulers.newBoundedElastic(8, 64, "rdma-flux-cm", 30, true);

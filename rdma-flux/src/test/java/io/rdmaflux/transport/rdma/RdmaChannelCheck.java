@@ -23,7 +23,8 @@ import reactor.core.scheduler.Schedulers;
  * SHA-256 in both directions (rxe1 to rxe0 and rxe0 to rxe1), empty and 1-byte streams, a slow
  * consumer that makes the sender wait on credits, a wrong key, and at the end a check that no
  * connection, listener or registered byte is left. Prints one line per check; exits 0 when all
- * pass, 1 otherwise.
+ * pass, 1 otherwise. The script runs it with {@code -Drdmaflux.rdma.rnrRetry=0}: a single
+ * receiver-not-ready would fail a stream, so passing proves the credits keep receives posted.
  *
  * <p>Run: {@code scripts/softroce/run rdma-flux/src/test/softroce/channel-check [MB]}.
  */
