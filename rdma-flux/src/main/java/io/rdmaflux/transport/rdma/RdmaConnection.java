@@ -716,7 +716,8 @@ final class RdmaConnection implements FrameConnection {
             case "IBV_WC_RNR_RETRY_EXC_ERR" -> ": the peer had no receive posted";
             case "IBV_WC_WR_FLUSH_ERR" -> ": the queue pair was flushed (connection torn down)";
             case "IBV_WC_LOC_LEN_ERR" -> ": a frame was larger than the receive slot";
-            case "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_OP_ERR" -> ": the peer rejected the request";
+            case "IBV_WC_REM_OP_ERR" -> ": the peer could not take the frame (its queue pair failed or is gone)";
+            case "IBV_WC_REM_INV_REQ_ERR" -> ": the peer rejected the request as invalid";
             default -> "";
         };
         return new ProtocolException(ErrorCode.TRUNCATED, "RDMA " + what + " completion error on QP " + qpNum

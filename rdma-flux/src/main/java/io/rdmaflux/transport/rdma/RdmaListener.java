@@ -55,6 +55,7 @@ final class RdmaListener implements TransportServer {
 
     static RdmaListener open(InetSocketAddress address, TransportOptions options, Consumer<FrameConnection> acceptor) {
         RdmaNative.ensureAvailable();
+        RdmaTransport.requireIpv4(address, "cannot listen for RDMA on " + RdmaTransport.format(address));
         RdmaEventChannel channel = null;
         RdmaCmId id = null;
         try {

@@ -115,6 +115,7 @@ public final class RdmaTransport implements Transport {
     private static FrameConnection connectBlocking(InetSocketAddress address, TransportOptions options) {
         RdmaNative.ensureAvailable();
         String target = format(address);
+        requireIpv4(address, "cannot connect to rdma " + target);
         long deadline = System.nanoTime() + Math.max(1, options.connectTimeout().toNanos());
         RdmaEventChannel channel = null;
         RdmaCmId id = null;
@@ -207,6 +208,16 @@ public final class RdmaTransport implements Transport {
     static String name(int type) {
         RdmaCmEvent.EventType[] all = RdmaCmEvent.EventType.values();
         return type >= 0 && type < all.length ? all[type].name() : "event " + type;
+    }
+
+    /** DiSNI's address structures are IPv4 only (sockaddr_in). */
+    static void requireIpv4(InetSocketAddress address, String what) {
+        if (address.isUnresolved()) {
+            throw new ProtocolException(ErrorCode.CONNECT, what + ": unknown host " + address.getHostString());
+        }
+        if (!(address.getAddress() instanceof java.net.Inet4Address)) {
+            throw new ProtocolException(ErrorCode.CONNECT, what + ": RDMA needs an IPv4 address (DiSNI has no IPv6)");
+        }
     }
 
     private static InetAddress sourceAddress() throws IOException {
