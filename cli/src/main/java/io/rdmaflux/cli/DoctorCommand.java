@@ -35,6 +35,8 @@ final class DoctorCommand implements Callable<Integer> {
         rows.addAll(devices());
         rows.add(memlock());
         rows.add(new String[] {"auto", rdma == null ? "uses RDMA, falls back to TCP per connection" : "uses TCP"});
+        rows.add(new String[] {"zstd", io.rdmaflux.codec.ZstdStage.describe()});
+        rows.add(new String[] {"aes", io.rdmaflux.codec.AesGcmStage.provider()});
         for (String[] r : rows) {
             System.out.printf(Locale.ROOT, "%-10s %s%n", r[0], r[1]);
         }

@@ -1,6 +1,13 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.channel.FluxReceiver;
+import io.rdmaflux.codec.AesGcmStage;
+import io.rdmaflux.codec.CodecChain;
+import io.rdmaflux.codec.CodecContext;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import reactor.core.publisher.Flux;
 import io.rdmaflux.connector.Sink;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
@@ -49,6 +56,10 @@ final class ReceiveCommand implements Callable<Integer> {
             description = "Local address to listen on. Default: ${DEFAULT-VALUE} (all interfaces).")
     String bind;
 
+    @Option(names = "--require-encryption", description = {"Refuse a stream the sender did not encrypt (--encrypt). Without",
+        "it, someone on the path could strip encryption from the chain the sender announced."})
+    boolean requireEncryption;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "0",
             description = "Give up if no sender arrives within SECONDS (0: wait as long as it takes). Default: ${DEFAULT-VALUE}.")
     int timeout;
@@ -72,7 +83,11 @@ final class ReceiveCommand implements Callable<Integer> {
         }
 
         Sink sink = Sink.fileOrStdout(file);
+        // The JDK's AES-GCM is slow until compiled; warm it while waiting for a sender.
+        AesGcmStage.warmUp();
         Meter meter = new Meter();
+        AtomicLong wire = new AtomicLong();
+        AtomicReference<CodecChain> used = new AtomicReference<>(CodecChain.empty());
         Mono<Void> work = FluxReceiver.create()
                 .host(bind).port(port).key(secret).transport(flags.transport).options(flags.options())
                 .handle(in -> {
@@ -83,7 +98,19 @@ final class ReceiveCommand implements Callable<Integer> {
                     if (flags.progress) {
                         meter.startProgress();
                     }
-                    return sink.write(in.receiveChunks().doOnNext(c -> meter.add(c.remaining())), in.metadata()).then();
+                    // The sender's chain travels in the metadata: refused here, before data, if unknown.
+                    CodecChain chain = CodecChain.parse(in.metadata().codecs());
+                    if (requireEncryption && !chain.contains(AesGcmStage.NAME)) {
+                        throw new ProtocolException(ErrorCode.CODEC,
+                                "the sender did not encrypt the stream (--require-encryption); use rdsend --encrypt");
+                    }
+                    used.set(chain);
+                    Flux<Chunk> data = in.receiveChunks().doOnNext(c -> wire.addAndGet(c.remaining()));
+                    if (!chain.isEmpty()) {
+                        Codecs.announce(chain, flags.verbose);
+                        data = chain.decode(data, CodecContext.forSession(in.session(), secret));
+                    }
+                    return sink.write(data.doOnNext(c -> meter.add(c.remaining())), in.metadata()).then();
                 })
                 .receiveOne();
         if (timeout > 0) {
@@ -93,7 +120,8 @@ final class ReceiveCommand implements Callable<Integer> {
         int code = Runner.run(work);
         meter.stop();
         if (code == ExitCode.OK && flags.verbose) {
-            Console.info("received " + meter.summary() + " into " + sink.describe());
+            Console.info("received " + meter.summary() + " into " + sink.describe()
+                    + Codecs.ratio(used.get(), meter.bytes(), wire.get()));
             Console.stderr().println(meter.bandwidth());
         }
         return code;

@@ -142,7 +142,8 @@ public final class ReceiverSession extends SessionBase {
         try {
             done = handler.apply(new Stream(session));
         } catch (RuntimeException e) {
-            throw new ProtocolException(ErrorCode.SINK_FAILED, describe(e), e);
+            // A handler may refuse a stream with its own code (an unknown codec, say).
+            throw ProtocolException.wrap(e, ErrorCode.SINK_FAILED);
         }
         Mono.from(done).subscribe(null, this::onHandlerError, this::onHandlerComplete);
     }

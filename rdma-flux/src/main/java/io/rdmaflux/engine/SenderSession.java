@@ -100,7 +100,8 @@ public final class SenderSession extends SessionBase {
         try {
             source = body.apply(session);
         } catch (RuntimeException e) {
-            throw new ProtocolException(ErrorCode.SOURCE_FAILED, describe(e), e);
+            // A handler may refuse a stream with its own code (an unknown codec, say).
+            throw ProtocolException.wrap(e, ErrorCode.SOURCE_FAILED);
         }
         source.subscribe(upstream);
     }

@@ -1,0 +1,61 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.codec.AesGcmStage;
+import io.rdmaflux.codec.CodecChain;
+import io.rdmaflux.connector.FileSource;
+import io.rdmaflux.connector.Source;
+import io.rdmaflux.connector.SourceOptions;
+import io.rdmaflux.connector.StdinSource;
+import io.rdmaflux.protocol.ProtocolException;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/** How the tools use codec stages: building the sender's chain, reading in blocks, reporting. */
+final class Codecs {
+
+    private Codecs() {
+    }
+
+    /** The chain for {@code --zstd[=LEVEL]} and {@code --encrypt}; empty for neither. */
+    static CodecChain chain(Integer zstdLevel, boolean encrypt) {
+        CodecChain.Builder b = CodecChain.builder();
+        try {
+            if (zstdLevel != null) {
+                b.zstd(zstdLevel);
+            }
+            if (encrypt) {
+                b.aesGcm();
+            }
+            return b.build();
+        } catch (ProtocolException | IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    /** The source a FILE argument names, reading blocks of {@code block} bytes. */
+    static Source source(String file, int block) {
+        SourceOptions options = SourceOptions.defaults().withChunkSize(block);
+        return file == null || file.equals("-") ? StdinSource.create(options) : FileSource.of(Path.of(file), options);
+    }
+
+    /** Says which stages run, and which AES implementation, under -v; warms AES up. */
+    static void announce(CodecChain chain, boolean verbose) {
+        if (chain.contains(AesGcmStage.NAME)) {
+            AesGcmStage.warmUp();
+        }
+        if (verbose) {
+            Console.info("codecs: " + chain.format());
+            if (chain.contains(AesGcmStage.NAME)) {
+                Console.info(AesGcmStage.provider());
+            }
+        }
+    }
+
+    /** ", compressed to N bytes (ratio R)" when a chain ran, else nothing. */
+    static String ratio(CodecChain chain, long payload, long wire) {
+        if (chain.isEmpty() || payload == 0) {
+            return "";
+        }
+        return String.format(Locale.ROOT, "; %d bytes on the wire (ratio %.3f)", wire, (double) wire / payload);
+    }
+}
