@@ -32,6 +32,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedList;
 import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -63,7 +64,9 @@ import reactor.util.Loggers;
  *
  * <p>Threads: one I/O thread per connection waits on the completion channel (with a timeout),
  * acknowledges, re-arms, then polls the queue until it is empty, and makes every handler call.
- * Posting happens on the caller's thread (posting never blocks). Teardown, on complete, error
+ * Sends are copied into their slot on the caller's thread and posted, in order, by the
+ * connection's poster thread (on Soft-RoCE a post does the protocol work of the whole message);
+ * receives are reposted on the releasing thread (a user-space queue write). Teardown, on complete, error
  * and cancel alike, runs on the I/O thread: disconnect, destroy the QP, deregister every region,
  * destroy CQ, channel, PD and CM id.
  */
@@ -317,6 +320,11 @@ final class RdmaConnection implements FrameConnection {
 
     /** The connection manager reported ESTABLISHED. */
     void established() {
+        synchronized (sendLock) {
+            if (poster == null && !tornDown.get()) {
+                startPoster();
+            }
+        }
         established = true;
     }
 
@@ -441,7 +449,22 @@ final class RdmaConnection implements FrameConnection {
         dst.put(bytes);
     }
 
+    /**
+     * Counts a send as outstanding and hands it to the poster thread, in order; caller holds
+     * sendLock. Soft-RoCE does a message's protocol work inside the posting system call (tens of
+     * ms per MiB under emulation, microseconds on hardware), so posts run on this connection's own
+     * thread, never on the engine's (Reactor) threads, which meanwhile prepare the next frame.
+     */
     private void post(SVCPostSend call, int length) {
+        outstandingSends++;
+        if (poster != null) {
+            postQueue.add(new PostItem(call, length));
+        } else {
+            postNow(call, length);
+        }
+    }
+
+    private void postNow(SVCPostSend call, int length) {
         life.readLock().lock();
         try {
             if (destroyed) {
@@ -449,12 +472,37 @@ final class RdmaConnection implements FrameConnection {
             }
             call.getWrMod(0).getSgeMod(0).setLength(length);
             call.execute();
-            outstandingSends++;
         } catch (IOException e) {
             fail(new ProtocolException(ErrorCode.TRUNCATED, "RDMA send on QP " + qpNum + " failed: " + e.getMessage(), e));
         } finally {
             life.readLock().unlock();
         }
+    }
+
+    private record PostItem(SVCPostSend call, int length) {
+    }
+
+    private static final PostItem STOP = new PostItem(null, 0);
+    private final LinkedBlockingQueue<PostItem> postQueue = new LinkedBlockingQueue<>();
+    private volatile Thread poster;
+
+    private void startPoster() {
+        Thread t = new Thread(() -> {
+            try {
+                while (true) {
+                    PostItem item = postQueue.take();
+                    if (item == STOP) {
+                        return;
+                    }
+                    postNow(item.call(), item.length());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "rdma-flux-post-" + THREAD_IDS.incrementAndGet());
+        t.setDaemon(true);
+        poster = t;
+        t.start();
     }
 
     /** Moves pending posts out, in order, while control slots allow; caller holds sendLock. */
@@ -748,6 +796,10 @@ final class RdmaConnection implements FrameConnection {
             destroyed = true;
         } finally {
             life.writeLock().unlock();
+        }
+        Thread p = poster;
+        if (p != null) {
+            postQueue.add(STOP);
         }
         if (established) {
             quietly("disconnect", id::disconnect);
