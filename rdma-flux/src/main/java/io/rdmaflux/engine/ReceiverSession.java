@@ -242,7 +242,11 @@ public final class ReceiverSession extends SessionBase {
     @Override
     void onFailed(ProtocolException error) {
         failure = error;
-        inbound.emitError(error, RETRY);
+        // The inbound stream may be over already (END verified, then the handler failed while
+        // writing): then the failure is reported through result() alone, not dropped loudly.
+        while (inbound.tryEmitError(error) == Sinks.EmitResult.FAIL_NON_SERIALIZED) {
+            Thread.onSpinWait();
+        }
         releaseUnclaimed();
         accepted.tryEmitError(error);
         afterClose(() -> result.tryEmitError(error));

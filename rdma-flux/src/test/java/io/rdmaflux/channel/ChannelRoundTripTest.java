@@ -145,6 +145,36 @@ class ChannelRoundTripTest {
         assertThat(java.util.HexFormat.of().formatHex(digest.digest())).isEqualTo(TestData.sha256(data));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("transports")
+    void aHandlerFailingAfterTheStreamEndedIsReportedNotDropped(String transportName) {
+        // The whole stream fits the receive ring, so END is verified before the handler
+        // fails (a disk that fills on the last writes): no error may be dropped on the floor.
+        java.util.concurrent.atomic.AtomicInteger dropped = new java.util.concurrent.atomic.AtomicInteger();
+        reactor.core.publisher.Hooks.onErrorDropped(e -> dropped.incrementAndGet());
+        try {
+            Transport transport = transport(transportName);
+            ReceiverServer server = FluxReceiver.create().host("127.0.0.1").port(0).key("k").transport(transport)
+                    .options(SMALL)
+                    .handle(in -> in.receive().then(Mono.delay(Duration.ofMillis(100)))
+                            .then(Mono.error(new java.io.IOException("No space left on device"))))
+                    .bind().block(Duration.ofSeconds(10));
+            try {
+                assertThatThrownBy(() -> FluxSender.create().host("127.0.0.1").port(server.address().getPort())
+                        .key("k").transport(transport).options(SMALL)
+                        .send(Flux.just(ByteBuffer.wrap(new byte[100])))
+                        .block(Duration.ofSeconds(10)))
+                        .hasMessageContaining("No space left on device");
+            } finally {
+                server.dispose();
+            }
+            sleep(200);
+            assertThat(dropped.get()).as("errors dropped").isZero();
+        } finally {
+            reactor.core.publisher.Hooks.resetOnErrorDropped();
+        }
+    }
+
     static java.security.MessageDigest sha256() {
         try {
             return java.security.MessageDigest.getInstance("SHA-256");
