@@ -149,6 +149,8 @@ final class RdmaConnection implements FrameConnection {
     private long statPolls;
     private long statStarted;
     static final boolean BUSY_POLL = Boolean.getBoolean("rdmaflux.rdma.busyPoll");
+    /** Post sends from the connection's own thread (default) or from the caller's. */
+    static final boolean POST_THREAD = !"false".equals(System.getProperty("rdmaflux.rdma.postThread"));
     static final boolean STATS = Boolean.getBoolean("rdmaflux.rdma.stats")
             || "1".equals(System.getenv("RDMAFLUX_RDMA_STATS"));
     private boolean counted;
@@ -321,7 +323,7 @@ final class RdmaConnection implements FrameConnection {
     /** The connection manager reported ESTABLISHED. */
     void established() {
         synchronized (sendLock) {
-            if (poster == null && !tornDown.get()) {
+            if (POST_THREAD && poster == null && !tornDown.get()) {
                 startPoster();
             }
         }
