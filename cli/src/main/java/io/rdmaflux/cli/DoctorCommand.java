@@ -90,7 +90,11 @@ final class DoctorCommand implements Callable<Integer> {
     /** The locked-memory limit against what one connection's registered buffers need. */
     private static String[] memlock() {
         ChannelOptions o = ChannelOptions.defaults();
-        long need = (long) o.frameSize() * (o.receiveSlots() + o.sendSlots());
+        // The RDMA transport registers the receive ring plus 8 spare receives for control
+        // frames, and the send slots, each rounded up to whole pages, plus small control buffers.
+        long slot = (o.frameSize() + 4095L) / 4096 * 4096;
+        long rings = (o.receiveSlots() + 8L + o.sendSlots()) * slot;
+        long need = rings + 16 * Math.min(rings, 64 * 1024);
         String limit = "unknown";
         long bytes = -2;
         try {
@@ -119,6 +123,6 @@ final class DoctorCommand implements Callable<Integer> {
             verdict = "could not be read";
         }
         return new String[] {"memlock", limit + "; RDMA buffers need " + Meter.human(need) + " per connection ("
-                + o.receiveSlots() + "+" + o.sendSlots() + " x " + Meter.human(o.frameSize()) + "): " + verdict};
+                + o.receiveSlots() + "+8+" + o.sendSlots() + " x " + Meter.human(slot) + " and control buffers): " + verdict};
     }
 }
