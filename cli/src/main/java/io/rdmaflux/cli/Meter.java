@@ -11,10 +11,18 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Meter {
 
     private final AtomicLong bytes = new AtomicLong();
-    private final long start = System.nanoTime();
+    private volatile long start = System.nanoTime();
     private volatile long total = -1;
     private volatile long end;
     private Thread ticker;
+
+    /**
+     * Restarts the clock: called when the stream is established, so that the bandwidth covers
+     * the transfer, not the wait for the peer (as rdma-pipe reports it).
+     */
+    void streamStarted() {
+        start = System.nanoTime();
+    }
 
     void add(long n) {
         bytes.addAndGet(n);

@@ -91,6 +91,7 @@ final class ReceiveCommand implements Callable<Integer> {
         Mono<Void> work = FluxReceiver.create()
                 .host(bind).port(port).key(secret).transport(flags.transport).options(flags.options())
                 .handle(in -> {
+                    meter.streamStarted();
                     long size = in.metadata().size();
                     if (size >= 0) {
                         meter.total(size);

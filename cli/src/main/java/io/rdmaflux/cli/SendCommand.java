@@ -119,6 +119,7 @@ final class SendCommand implements Callable<Integer> {
                 .host(host).port(port).key(secret).transport(flags.transport)
                 .options(options)
                 .send(metadata, session -> {
+                    meter.streamStarted();
                     Flux<Chunk> data = source.open().doOnNext(c -> meter.add(c.remaining()));
                     if (!chain.isEmpty()) {
                         data = chain.encode(data, CodecContext.forSession(session, secret).withBlockSize(block));
