@@ -106,7 +106,7 @@ public final class FluxReceiver {
     /** Binds and serves streams until the returned server is disposed. */
     public Mono<ReceiverServer> bind() {
         return bind(session -> session.result().subscribe(null,
-                e -> log.warn("stream from {} failed: {}", "peer", e.getMessage())));
+                e -> log.warn("stream from {} failed: {}", session.peer(), e.getMessage())));
     }
 
     /**

@@ -84,6 +84,11 @@ public final class ReceiverSession extends SessionBase {
         return accepted.asMono();
     }
 
+    /** The other side of this session, for messages. */
+    public String peer() {
+        return connection.describe();
+    }
+
     /** Completes when the stream was received whole and the handler finished; errors otherwise. */
     public Mono<Void> result() {
         return result.asMono();
