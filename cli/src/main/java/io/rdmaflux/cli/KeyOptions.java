@@ -19,6 +19,35 @@ final class KeyOptions {
             description = "Read the shared key from FILE (trailing newline ignored). Then KEY is not given.")
     Path keyFile;
 
+    /**
+     * The positional arguments of rdsend and rdrecv, {@code LEADING... [KEY] [FILE]}: KEY is
+     * positional (as rdma-pipe takes it) unless {@code --key-file} or {@code RDFLUX_KEY} gives it.
+     *
+     * @param leading the arguments before KEY (HOST PORT, or PORT)
+     * @param key     the KEY argument, or null when the key comes from elsewhere (see {@link #resolve})
+     * @param file    the optional FILE, or null
+     */
+    record Positionals(java.util.List<String> leading, String key, String file) {
+    }
+
+    /**
+     * Splits {@code args} into {@code leadingNames} (such as "HOST PORT"), KEY and FILE; wrong
+     * counts are usage errors naming the expected form.
+     */
+    Positionals split(java.util.List<String> args, String leadingNames) {
+        int leading = leadingNames.split(" ").length;
+        boolean keyPositional = !keyFromElsewhere();
+        int fixed = leading + (keyPositional ? 1 : 0);
+        if (args.size() < fixed || args.size() > fixed + 1) {
+            throw new UsageException(keyPositional
+                    ? "expected " + leadingNames + " KEY [FILE] (or give the key with --key-file or " + ENV + ")"
+                    : "expected " + leadingNames + " [FILE] (the key comes from "
+                            + (keyFile != null ? "--key-file" : ENV) + ")");
+        }
+        return new Positionals(args.subList(0, leading), keyPositional ? args.get(leading) : null,
+                args.size() > fixed ? args.get(fixed) : null);
+    }
+
     /** Whether the key comes from an option or the environment, so KEY is not positional. */
     boolean keyFromElsewhere() {
         return keyFile != null || System.getenv(ENV) != null;

@@ -67,17 +67,10 @@ final class ReceiveCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Console.configure("rdrecv", flags.verbose, flags.debug);
-        boolean keyPositional = !key.keyFromElsewhere();
-        int max = keyPositional ? 3 : 2;
-        if (args.size() > max || (keyPositional && args.size() < 2)) {
-            throw new UsageException(keyPositional
-                    ? "expected PORT KEY [FILE] (or give the key with --key-file or RDFLUX_KEY)"
-                    : "expected PORT [FILE] (the key comes from " + (key.keyFile != null ? "--key-file" : "RDFLUX_KEY") + ")");
-        }
-        int port = Ports.parse(args.get(0), true);
-        String keyArg = keyPositional ? args.get(1) : null;
-        String file = args.size() > (keyPositional ? 2 : 1) ? args.get(keyPositional ? 2 : 1) : null;
-        byte[] secret = key.resolve(keyArg);
+        KeyOptions.Positionals positionals = key.split(args, "PORT");
+        int port = Ports.parse(positionals.leading().get(0), true);
+        String file = positionals.file();
+        byte[] secret = key.resolve(positionals.key());
         if (timeout < 0) {
             throw new UsageException("--timeout must not be negative");
         }

@@ -83,18 +83,11 @@ final class SendCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Console.configure("rdsend", flags.verbose, flags.debug);
-        boolean keyPositional = !key.keyFromElsewhere();
-        int max = keyPositional ? 4 : 3;
-        if (args.size() > max || (keyPositional && args.size() < 3)) {
-            throw new UsageException(keyPositional
-                    ? "expected HOST PORT KEY [FILE] (or give the key with --key-file or RDFLUX_KEY)"
-                    : "expected HOST PORT [FILE] (the key comes from " + (key.keyFile != null ? "--key-file" : "RDFLUX_KEY") + ")");
-        }
-        String host = args.get(0);
-        int port = Ports.parse(args.get(1), false);
-        String keyArg = keyPositional ? args.get(2) : null;
-        String file = args.size() > (keyPositional ? 3 : 2) ? args.get(keyPositional ? 3 : 2) : null;
-        byte[] secret = key.resolve(keyArg);
+        KeyOptions.Positionals positionals = key.split(args, "HOST PORT");
+        String host = positionals.leading().get(0);
+        int port = Ports.parse(positionals.leading().get(1), false);
+        String file = positionals.file();
+        byte[] secret = key.resolve(positionals.key());
         if (connectTimeout < 0) {
             throw new UsageException("--connect-timeout must not be negative");
         }
