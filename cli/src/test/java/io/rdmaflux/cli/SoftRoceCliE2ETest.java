@@ -2,12 +2,8 @@ package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.rdmaflux.transport.rdma.SoftRoceHarness;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 
@@ -21,32 +17,16 @@ import org.junit.jupiter.api.condition.EnabledIf;
 class SoftRoceCliE2ETest {
 
     static boolean requested() {
-        return Boolean.getBoolean("rdmaflux.softroce") || "1".equals(System.getenv("RDMAFLUX_SOFTROCE_TESTS"));
+        return SoftRoceHarness.requested();
     }
 
     @Test
     @EnabledIf("requested")
     void theToolsWorkOverRealVerbs() throws Exception {
-        Path repo = Tool.HOME;
-        Path log = repo.resolve("cli/target/softroce-cli-check.log");
-        Process p = new ProcessBuilder(repo.resolve("scripts/softroce/run").toString(), "--timeout", "1500",
-                "scripts/softroce/cli-check")
-                .directory(repo.toFile()).redirectErrorStream(true).start();
-        StringBuilder out = new StringBuilder();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                System.out.println(line);
-                out.append(line).append('\n');
-            }
-        }
-        boolean ended = p.waitFor(30, TimeUnit.MINUTES);
-        if (!ended) {
-            p.destroy();
-        }
-        Files.writeString(log, out);
-        assertThat(ended).as("harness ended").isTrue();
-        assertThat(p.exitValue()).as("cli-check exit status; output in " + log).isZero();
-        assertThat(out).contains("cli check: PASS");
+        Path log = Tool.HOME.resolve("cli/target/softroce-cli-check.log");
+        SoftRoceHarness.Result r = SoftRoceHarness.run(Tool.HOME, "scripts/softroce/cli-check", log);
+        assertThat(r.ended()).as("harness ended").isTrue();
+        assertThat(r.exitStatus()).as("cli-check exit status; output in " + log).isZero();
+        assertThat(r.output()).contains("cli check: PASS");
     }
 }

@@ -2,12 +2,7 @@ package io.rdmaflux.transport.rdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 
@@ -24,7 +19,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
 class SoftRoceSuiteTest {
 
     static boolean requested() {
-        return Boolean.getBoolean("rdmaflux.softroce") || "1".equals(System.getenv("RDMAFLUX_SOFTROCE_TESTS"));
+        return SoftRoceHarness.requested();
     }
 
     @Test
@@ -32,31 +27,13 @@ class SoftRoceSuiteTest {
     void rdmaSuitePassesOnSoftRoce() throws Exception {
         Path module = Path.of("").toAbsolutePath();
         Path repo = module.getParent();
-        Path harness = repo.resolve("scripts/softroce/run");
-        assertThat(harness).exists();
+        assertThat(repo.resolve("scripts/softroce/run")).exists();
         // The guest reads the class files the build just wrote (the test class path file too).
         assertThat(module.resolve("target/test-classpath.txt")).exists();
         Path log = module.resolve("target/softroce-suite.log");
-        ProcessBuilder pb = new ProcessBuilder(harness.toString(), "--timeout", "1500",
-                "rdma-flux/src/test/softroce/run-all")
-                .directory(repo.toFile())
-                .redirectErrorStream(true);
-        Process p = pb.start();
-        StringBuilder out = new StringBuilder();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                System.out.println(line);
-                out.append(line).append('\n');
-            }
-        }
-        boolean ended = p.waitFor(30, TimeUnit.MINUTES);
-        if (!ended) {
-            p.destroy();
-        }
-        Files.writeString(log, out);
-        assertThat(ended).as("harness ended").isTrue();
-        assertThat(p.exitValue()).as("RDMA suite exit status; output in " + log).isZero();
-        assertThat(out).contains("verbs smoke: PASS", "channel check: PASS", "==== RDMA suite: PASS");
+        SoftRoceHarness.Result r = SoftRoceHarness.run(repo, "rdma-flux/src/test/softroce/run-all", log);
+        assertThat(r.ended()).as("harness ended").isTrue();
+        assertThat(r.exitStatus()).as("RDMA suite exit status; output in " + log).isZero();
+        assertThat(r.output()).contains("verbs smoke: PASS", "channel check: PASS", "==== RDMA suite: PASS");
     }
 }
