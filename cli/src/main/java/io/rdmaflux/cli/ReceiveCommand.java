@@ -76,8 +76,6 @@ final class ReceiveCommand implements Callable<Integer> {
         }
 
         Sink sink = Sink.fileOrStdout(file);
-        // The JDK's AES-GCM is slow until compiled; warm it while waiting for a sender.
-        AesGcmStage.warmUp();
         Meter meter = new Meter();
         AtomicLong wire = new AtomicLong();
         AtomicReference<CodecChain> used = new AtomicReference<>(CodecChain.empty());
