@@ -31,7 +31,7 @@ class SoftRoceCliE2ETest {
         Path log = Tool.HOME.resolve("cli/target/softroce-cli-check.log");
         SoftRoceHarness.Result r = SoftRoceHarness.run(Tool.HOME, "scripts/softroce/cli-check", log);
         assertThat(r.ended()).as("harness ended").isTrue();
-        assertThat(r.exitStatus()).as("cli-check exit status; output in " + log).isZero();
+        assertThat(r.exitStatus()).as("cli-check exit status; output in %s, ending with:%n%s", log, r.tail(40)).isZero();
         assertThat(r.output()).contains("cli check: PASS");
     }
 }

@@ -25,6 +25,16 @@ public final class SoftRoceHarness {
 
     /** What a guest run printed and how it ended. */
     public record Result(boolean ended, int exitStatus, String output) {
+
+        /**
+         * The last {@code lines} lines of the output, for assertion messages: CI shows only the
+         * tail of the build log, and the saved log file does not outlive the CI machine.
+         */
+        public String tail(int lines) {
+            String[] all = output.split("\n", -1);
+            int from = Math.max(0, all.length - lines);
+            return String.join("\n", java.util.Arrays.copyOfRange(all, from, all.length));
+        }
     }
 
     /**
