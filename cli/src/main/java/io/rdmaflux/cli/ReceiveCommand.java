@@ -5,6 +5,7 @@ import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.codec.CodecContext;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Flux;
@@ -78,10 +79,12 @@ final class ReceiveCommand implements Callable<Integer> {
         Sink sink = Sink.fileOrStdout(file);
         Meter meter = new Meter();
         AtomicLong wire = new AtomicLong();
+        AtomicBoolean arrived = new AtomicBoolean();
         AtomicReference<CodecChain> used = new AtomicReference<>(CodecChain.empty());
         Mono<Void> work = FluxReceiver.create()
                 .host(bind).port(port).key(secret).transport(flags.transport).options(flags.options())
                 .handle(in -> {
+                    arrived.set(true);
                     meter.streamStarted();
                     long size = in.metadata().size();
                     if (size >= 0) {
@@ -106,8 +109,10 @@ final class ReceiveCommand implements Callable<Integer> {
                 })
                 .receiveOne();
         if (timeout > 0) {
-            work = work.timeout(Duration.ofSeconds(timeout), Mono.error(() -> new ProtocolException(ErrorCode.TIMEOUT,
-                    "no sender arrived within " + timeout + " s")));
+            // Only the wait for a sender is limited: a stream that arrived may take as long as it needs.
+            Mono<Void> deadline = Mono.delay(Duration.ofSeconds(timeout)).flatMap(x -> arrived.get() ? Mono.never()
+                    : Mono.error(new ProtocolException(ErrorCode.TIMEOUT, "no sender arrived within " + timeout + " s")));
+            work = Mono.firstWithSignal(work, deadline);
         }
         int code = Runner.run(work);
         meter.stop();

@@ -142,6 +142,36 @@ class SendReceiveE2ETest {
     }
 
     @Test
+    void receiverTimeoutEndsTheWaitForASender() {
+        int port = Tool.freePort();
+        Tool r = recv("--timeout", "1", Integer.toString(port), "k", dir.resolve("out.bin").toString());
+        assertThat(r.exitCode(LIMIT)).isEqualTo(ExitCode.TEMP_FAIL);
+        assertThat(r.err()).contains("no sender arrived within 1 s").hasLineCount(1);
+        assertThat(dir.resolve("out.bin")).doesNotExist();
+    }
+
+    @Test
+    void receiverTimeoutDoesNotCutAStreamThatTakesLonger() throws Exception {
+        int port = Tool.freePort();
+        Path out = dir.resolve("out.bin");
+        Tool r = recv("--timeout", "2", Integer.toString(port), "k", out.toString());
+        Tool s = send("127.0.0.1", Integer.toString(port), "k");
+        // The sender's stdin trickles for about 5 s: the stream outlives the receiver's timeout.
+        byte[] sent = new byte[5 * 4096];
+        new java.util.Random(11).nextBytes(sent);
+        try (OutputStream in = s.process.getOutputStream()) {
+            for (int i = 0; i < 5; i++) {
+                in.write(sent, i * 4096, 4096);
+                in.flush();
+                Thread.sleep(1000);
+            }
+        }
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
+        assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
+        assertThat(Files.readAllBytes(out)).isEqualTo(sent);
+    }
+
+    @Test
     void senderKilledMidStreamFailsTheReceiverAndRemovesThePartialFile() throws Exception {
         Path out = dir.resolve("out.bin");
         int port = Tool.freePort();
