@@ -39,10 +39,12 @@ public final class SoftRoceHarness {
 
     /**
      * Runs {@code script} (a path relative to {@code repo}) in the guest, echoing its output
-     * and saving it to {@code log}; waits at most 30 minutes.
+     * and saving it to {@code log}; waits at most 30 minutes. A run in which a JVM died of a
+     * fatal error inside the emulator is run once more (see scripts/softroce/run).
      */
     public static Result run(Path repo, String script, Path log) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(repo.resolve("scripts/softroce/run").toString(), "--timeout", "1500", script)
+        Process p = new ProcessBuilder(repo.resolve("scripts/softroce/run").toString(), "--timeout", "1500",
+                "--retry-jvm-crash", script)
                 .directory(repo.toFile())
                 .redirectErrorStream(true)
                 .start();
