@@ -90,8 +90,24 @@ final class TestData {
             } finally {
                 c.release();
             }
-        }).blockLast(Duration.ofSeconds(60));
+        }).transform(TestData::dumpThreadsOnTimeout)
+                .blockLast(Duration.ofSeconds(60));
         return out.toByteArray();
+    }
+
+    /** On a stall, the threads' stacks go to stdout (the surefire report) before the timeout is thrown. */
+    private static Flux<Chunk> dumpThreadsOnTimeout(Flux<Chunk> f) {
+        return f.timeout(Duration.ofSeconds(55), Flux.defer(() -> {
+            StringBuilder b = new StringBuilder("stalled for 55 s; threads:\n");
+            Thread.getAllStackTraces().forEach((t, stack) -> {
+                b.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+                for (StackTraceElement e : stack) {
+                    b.append("    at ").append(e).append('\n');
+                }
+            });
+            System.out.println(b);
+            return Flux.error(new IllegalStateException("stalled: no signal for 55 s (threads dumped to stdout)"));
+        }));
     }
 
     /** Re-cuts bytes at random positions, as a channel with small frames might. */

@@ -306,9 +306,10 @@ public final class ReceiverSession extends SessionBase {
                             "receiver cancelled the stream " + progress())), CANCEL_GRACE_MS, TimeUnit.MILLISECONDS);
                 }
             })
-            .doOnDiscard(Chunk.class, Chunk::releaseQuietly)
-            // The session outlives a cancelled subscriber by a few seconds; don't keep it alive.
-            .onTerminateDetach();
+            // No onTerminateDetach here: on cancel it swaps the subscriber for an empty one, and
+            // a chunk the sink was delivering at that moment went into it unreleased (a leaked
+            // receive slot, and so a lost credit, once in a few hundred cancels).
+            .doOnDiscard(Chunk.class, Chunk::releaseQuietly);
         }
     }
 }
