@@ -306,10 +306,9 @@ public final class ReceiverSession extends SessionBase {
                             "receiver cancelled the stream " + progress())), CANCEL_GRACE_MS, TimeUnit.MILLISECONDS);
                 }
             })
-            // No onTerminateDetach here: on cancel it swaps the subscriber for an empty one, and
-            // a chunk the sink was delivering at that moment went into it unreleased (a leaked
-            // receive slot, and so a lost credit, once in a few hundred cancels).
-            .doOnDiscard(Chunk.class, Chunk::releaseQuietly);
+            .doOnDiscard(Chunk.class, Chunk::releaseQuietly)
+            // The session outlives a cancelled subscriber by a few seconds; don't keep it alive.
+            .transform(Operators.<Chunk, Chunk>lift((scannable, actual) -> new DetachOnCancel(actual)));
         }
     }
 }
