@@ -308,6 +308,9 @@ public final class ReceiverSession extends SessionBase {
             })
             .doOnDiscard(Chunk.class, Chunk::releaseQuietly)
             // The session outlives a cancelled subscriber by a few seconds; don't keep it alive.
+            // hide(): lift over a fuseable source would hand downstream a subscription that
+            // must support fusion, which DetachOnCancel does not.
+            .hide()
             .transform(Operators.<Chunk, Chunk>lift((scannable, actual) -> new DetachOnCancel(actual)));
         }
     }

@@ -112,6 +112,30 @@ class InboundDemandTest {
         }
     }
 
+    /**
+     * Operators assembled as fuseable (doOnNext right on the stream, as rdrecv does) or asking
+     * for queue fusion (publishOn, concatMapIterable): the stream must still flow.
+     */
+    @Test
+    void operatorsThatAskForFusionWork() {
+        BufferPool source = new BufferPool("source", 4096, 64);
+        try (MemoryPair pair = new MemoryPair()) {
+            pair.send(s -> pooled(source, 20));
+            AtomicInteger peeked = new AtomicInteger();
+            StepVerifier.create(pair.stream().receiveChunks()
+                            .doOnNext(c -> peeked.incrementAndGet())
+                            .publishOn(reactor.core.scheduler.Schedulers.single())
+                            .concatMapIterable(java.util.List::of)
+                            .doOnNext(Chunk::release))
+                    .expectNextCount(20)
+                    .expectComplete()
+                    .verify(WAIT);
+            pair.handlerDone.complete(null);
+            pair.sent.block(WAIT);
+            awaitZero(pair.transport::slotsInUse, "receive slots leased");
+        }
+    }
+
     @Test
     void senderSourceErrorReachesTheReceiverAndLeaksNothing() {
         BufferPool source = new BufferPool("source", 4096, 64);
