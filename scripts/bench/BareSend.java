@@ -1,0 +1,46 @@
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+/**
+ * The floor for a JVM sender in scripts/bench-tcp: no protocol, no framework. Reads FILE with
+ * 1 MiB positional reads into one direct buffer, updates a CRC32C (as rdsend does) and writes
+ * it to a TCP socket; or, with "sendfile", hands the file to the kernel (FileChannel.transferTo).
+ *
+ *   java BareSend PORT FILE crc|sendfile
+ */
+public class BareSend {
+    public static void main(String[] args) throws Exception {
+        try (FileChannel file = FileChannel.open(Path.of(args[1]), StandardOpenOption.READ);
+             SocketChannel socket = SocketChannel.open(new InetSocketAddress("127.0.0.1", Integer.parseInt(args[0])))) {
+            long size = file.size();
+            long position = 0;
+            if (args[2].equals("sendfile")) {
+                while (position < size) {
+                    position += file.transferTo(position, size - position, socket);
+                }
+                return;
+            }
+            CRC32C crc = new CRC32C();
+            ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
+            while (true) {
+                buffer.clear();
+                int n = file.read(buffer, position);
+                if (n <= 0) {
+                    break;
+                }
+                position += n;
+                buffer.flip();
+                crc.update(buffer.duplicate());
+                while (buffer.hasRemaining()) {
+                    socket.write(buffer);
+                }
+            }
+            System.err.printf("sent %d bytes, crc32c %08x%n", position, crc.getValue());
+        }
+    }
+}
