@@ -10,6 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -169,28 +171,56 @@ public final class ChunkFlux {
         /**
          * The result, taken from the task only when the consumer requests it: until then it stays
          * in the task, where cancel finds and releases it.
+         *
+         * <p>A small Mono of its own rather than {@code Mono.create}: there a request that races
+         * the registration of {@code onRequest} is lost (the sink reads the request consumer
+         * before it records the request, the registration reads the state before the request
+         * is recorded), and the ordered stream stalls for good; and a value offered while a
+         * cancel lands is dropped without a discard.
          */
         Mono<Chunk> result() {
-            return Mono.create(sink -> {
-                AtomicInteger asked = new AtomicInteger();
-                sink.onCancel(this::cancel);
-                sink.onRequest(n -> {
-                    if (asked.getAndIncrement() == 0) {
-                        finished.whenComplete((v, error) -> {
-                            if (error != null) {
-                                sink.error(error);
-                            } else {
-                                Chunk out = take();
-                                if (out == null) {
-                                    sink.success();
-                                } else {
-                                    sink.success(out);
-                                }
+            return new Mono<>() {
+                @Override
+                public void subscribe(CoreSubscriber<? super Chunk> actual) {
+                    AtomicBoolean asked = new AtomicBoolean();
+                    AtomicBoolean over = new AtomicBoolean();
+                    actual.onSubscribe(new Subscription() {
+                        @Override
+                        public void request(long n) {
+                            if (n > 0 && asked.compareAndSet(false, true)) {
+                                finished.whenComplete((v, error) -> deliver(actual, over, error));
                             }
-                        });
-                    }
-                });
-            });
+                        }
+
+                        @Override
+                        public void cancel() {
+                            over.set(true);
+                            Task.this.cancel();
+                        }
+                    });
+                }
+            };
+        }
+
+        private void deliver(CoreSubscriber<? super Chunk> actual, AtomicBoolean over, Throwable error) {
+            if (error != null) {
+                if (over.compareAndSet(false, true)) {
+                    actual.onError(error);
+                }
+                return;
+            }
+            Chunk out = take();
+            if (!over.compareAndSet(false, true)) {
+                // Cancelled meanwhile: the task may have handed its result over already.
+                if (out != null) {
+                    out.releaseQuietly();
+                }
+                return;
+            }
+            if (out != null) {
+                actual.onNext(out);
+            }
+            actual.onComplete();
         }
 
         private Chunk take() {
