@@ -4,7 +4,9 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.tcp.TcpTransport;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
+import reactor.netty.tcp.TcpResources;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -20,6 +22,20 @@ public final class Transports {
     private static volatile String rdmaProblem;
 
     private Transports() {
+    }
+
+    /**
+     * Stops the threads the transports share (the TCP transport's event loops), waiting at most
+     * {@code timeout}. For a process about to exit: the JVM's exit waits up to 300 ms for
+     * threads blocked in native calls, and an idle event loop is one (in {@code epoll_wait}).
+     * Connections still open are closed. Later use of a transport starts new threads.
+     */
+    public static void shutdown(Duration timeout) {
+        try {
+            TcpResources.disposeLoopsAndConnectionsLater(Duration.ZERO, timeout).block(timeout.plusMillis(100));
+        } catch (RuntimeException e) {
+            log.debug("transport shutdown did not finish in {}: {}", timeout, e.toString());
+        }
     }
 
     /** The TCP transport. */

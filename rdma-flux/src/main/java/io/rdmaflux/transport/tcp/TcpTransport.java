@@ -1,6 +1,7 @@
 package io.rdmaflux.transport.tcp;
 
 import io.netty.channel.ChannelOption;
+import io.netty.resolver.DefaultAddressResolverGroup;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.FrameConnection;
@@ -40,6 +41,8 @@ public final class TcpTransport implements Transport {
     public Mono<FrameConnection> connect(InetSocketAddress address, TransportOptions options) {
         return TcpClient.newConnection()
                 .remoteAddress(() -> address)
+                // The address is resolved already; Netty's DNS resolver would only add start-up.
+                .resolver(DefaultAddressResolverGroup.INSTANCE)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
                 .doOnConnected(c -> frameConnection(c, options))
