@@ -14,9 +14,10 @@ import picocli.CommandLine.Command;
 
 /** {@code rdflux doctor}: what this machine offers the tools, and what to fix. */
 @Command(name = "doctor", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = {"Report what this machine offers rdma-flux: Java, transports (and why one is not",
-            "usable), RDMA devices and ports, the locked-memory limit against what the buffers need,",
-            "and the codec implementations. Exits 0 when at least TCP works."})
+        usageHelpAutoWidth = true,
+        description = "Report what this machine offers rdma-flux: Java, transports (and why one is not "
+            + "usable), RDMA devices and ports, the locked-memory limit against what the buffers need, "
+            + "and the codec implementations. Exits 0 when at least TCP works.")
 final class DoctorCommand implements Callable<Integer> {
 
     @Override

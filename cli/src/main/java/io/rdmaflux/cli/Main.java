@@ -65,7 +65,31 @@ public final class Main {
         String m = message.replace('\n', ' ');
         java.util.regex.Matcher x = java.util.regex.Pattern
                 .compile("^(Invalid value for [^:]+): .*\\([\\w.]+Exception: (.*)\\)$").matcher(m);
-        return x.matches() ? x.group(1) + ": " + x.group(2) : m;
+        if (x.matches()) {
+            return x.group(1) + ": " + x.group(2);
+        }
+        // Arity and matching messages speak of "positional parameter at index 0..*"; say what is missing.
+        x = java.util.regex.Pattern.compile("^positional parameter at index \\S+ \\((.+)\\) requires at least.*$").matcher(m);
+        if (x.matches()) {
+            return "missing arguments: expected " + x.group(1);
+        }
+        x = java.util.regex.Pattern.compile("^Missing required parameters?: '(.+)'$").matcher(m);
+        if (x.matches()) {
+            return "missing arguments: expected " + x.group(1);
+        }
+        x = java.util.regex.Pattern.compile("^Unmatched arguments? from index \\d+: (.+)$").matcher(m);
+        if (x.matches()) {
+            return "too many arguments: " + x.group(1);
+        }
+        x = java.util.regex.Pattern.compile("^Unmatched argument at index \\d+: (.+)$").matcher(m);
+        if (x.matches()) {
+            return "too many arguments: " + x.group(1);
+        }
+        x = java.util.regex.Pattern.compile("^Unknown options?: (.+)$").matcher(m);
+        if (x.matches()) {
+            return "unknown option " + x.group(1);
+        }
+        return m;
     }
 
     /** {@code rdflux}: the umbrella command. */

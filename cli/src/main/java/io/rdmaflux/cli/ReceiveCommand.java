@@ -24,27 +24,31 @@ import reactor.core.publisher.Mono;
 /** {@code rdrecv}: receives one stream from {@code rdsend} into a file or standard output. */
 @Command(name = "rdrecv", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         usageHelpAutoWidth = true,
+        customSynopsis = "rdrecv [OPTIONS] PORT [KEY] [FILE]",
         description = {
-            "Receive one byte stream from rdsend on PORT and write it to FILE (or standard output),",
-            "then exit. Listens for RDMA and TCP on the same port when RDMA is usable. A file is",
-            "written under a temporary name and renamed when the stream is complete and verified;",
-            "on any failure the partial file is removed."},
+            "Receive one byte stream from rdsend on PORT and write it to FILE (or standard output), "
+                + "then exit. Listens for RDMA and TCP on the same port when RDMA is usable. A file is "
+                + "written under a temporary name and renamed when the stream is complete and verified; "
+                + "on any failure the partial file is removed."},
         parameterListHeading = "%nArguments:%n",
         optionListHeading = "%nOptions:%n",
         footerHeading = "%nExamples:%n",
         footer = {
-            "  rdrecv 12345 secret > copy.bin                 # as rdma-pipe",
-            "  rdrecv -v 12345 secret copy.bin                # write the file directly, print bandwidth",
+            "  # as rdma-pipe:",
+            "  rdrecv 12345 secret > copy.bin",
+            "  # write the file directly, print the bandwidth:",
+            "  rdrecv -v 12345 secret copy.bin",
             "  rdrecv --key-file ~/.rdkey 12345 | zfs recv pool/fs",
             "",
-            "Exit codes: 0 ok, 64 usage, 65 corrupt data, 66 sender's input failed, 69 cannot listen,",
-            "70 internal, 73 cannot create output, 74 write failed (disk full), 75 cut short (sender died,",
-            "timeout), 76 checksum mismatch, 77 wrong key, 130 interrupted. See docs/user-guide.md."})
+            "Exit codes: 0 ok, 64 usage, 65 corrupt data, 66 sender's input failed, 69 cannot listen, "
+                + "70 internal, 73 cannot create output, 74 write failed (disk full), 75 cut short "
+                + "(sender died, timeout), 76 checksum mismatch, 77 wrong key, 130 interrupted. "
+                + "See docs/user-guide.md."})
 final class ReceiveCommand implements Callable<Integer> {
 
-    @Parameters(paramLabel = "PORT [KEY] [FILE]", arity = "1..3",
-            description = {"PORT to listen on; KEY, the shared secret, unless --key-file or RDFLUX_KEY",
-                "gives it; FILE to write (default: standard output; - also means stdout)."})
+    @Parameters(index = "0..2", paramLabel = "PORT [KEY] [FILE]", arity = "1..3", hideParamSyntax = true,
+            description = "PORT to listen on; KEY, the shared secret, unless --key-file or RDFLUX_KEY "
+                + "gives it; FILE to write (default: standard output; - also means stdout).")
     List<String> args;
 
     @Mixin
@@ -57,8 +61,8 @@ final class ReceiveCommand implements Callable<Integer> {
             description = "Local address to listen on. Default: ${DEFAULT-VALUE} (all interfaces).")
     String bind;
 
-    @Option(names = "--require-encryption", description = {"Refuse a stream the sender did not encrypt (--encrypt). Without",
-        "it, someone on the path could strip encryption from the chain the sender announced."})
+    @Option(names = "--require-encryption", description = "Refuse a stream the sender did not encrypt (--encrypt). "
+        + "Without it, someone on the path could strip encryption from the chain the sender announced.")
     boolean requireEncryption;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "0",

@@ -30,8 +30,9 @@ import picocli.CommandLine.Option;
  * runs start faster (the launchers' class-data-sharing archive).
  */
 @Command(name = "selftest", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = {"Send generated data through the whole stack on loopback inside this process",
-            "(file source, channel, file sink) and check it arrived intact. Exits 0 when it did."})
+        usageHelpAutoWidth = true,
+        description = "Send generated data through the whole stack on loopback inside this process "
+            + "(file source, channel, file sink) and check it arrived intact. Exits 0 when it did.")
 final class SelftestCommand implements Callable<Integer> {
 
     @Option(names = "--size", paramLabel = "MIB", defaultValue = "64",

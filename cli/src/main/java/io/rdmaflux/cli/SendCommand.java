@@ -20,29 +20,36 @@ import reactor.core.publisher.Mono;
 /** {@code rdsend}: sends a file or standard input to an {@code rdrecv}. */
 @Command(name = "rdsend", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         usageHelpAutoWidth = true,
+        customSynopsis = "rdsend [OPTIONS] HOST PORT [KEY] [FILE]",
         description = {
-            "Send a byte stream (FILE, or standard input) to rdrecv on HOST:PORT, over RDMA when",
-            "both hosts have it and TCP otherwise. Succeeds only when the receiver has confirmed",
-            "every byte (count and CRC32C) and finished writing it."},
+            "Send a byte stream (FILE, or standard input) to rdrecv on HOST:PORT, over RDMA when "
+                + "both hosts have it and TCP otherwise. Succeeds only when the receiver has confirmed "
+                + "every byte (count and CRC32C) and finished writing it."},
         parameterListHeading = "%nArguments:%n",
         optionListHeading = "%nOptions:%n",
         footerHeading = "%nExamples:%n",
         footer = {
-            "  rdsend backup 12345 secret < image.bin         # as rdma-pipe",
-            "  rdsend -v backup 12345 secret image.bin        # read the file directly, print bandwidth",
-            "  RDFLUX_KEY=secret rdsend backup 12345 big.tar  # key from the environment (not visible in ps)",
+            "  # as rdma-pipe:",
+            "  rdsend backup 12345 secret < image.bin",
+            "  # read the file directly, print the bandwidth:",
+            "  rdsend -v backup 12345 secret image.bin",
+            "  # key from the environment or a file (not visible in ps):",
+            "  RDFLUX_KEY=secret rdsend backup 12345 big.tar",
             "  zfs send pool/fs@snap | rdsend --progress --key-file ~/.rdkey backup 12345",
-            "  rdsend --zstd --encrypt backup 12345 secret dump.sql # compress and encrypt on the way",
+            "  # compress and encrypt on the way:",
+            "  rdsend --zstd --encrypt backup 12345 secret dump.sql",
             "",
             "If rdrecv is not up yet, rdsend retries for --connect-timeout seconds.",
-            "Exit codes: 0 ok, 64 usage, 65 corrupt data, 66 input missing/unreadable, 69 cannot connect,",
-            "70 internal, 73/74 receiver cannot create/write output, 75 cut short (peer died, timeout),",
-            "76 checksum mismatch, 77 wrong key, 130 interrupted. See docs/user-guide.md."})
+            "",
+            "Exit codes: 0 ok, 64 usage, 65 corrupt data, 66 input missing or unreadable, "
+                + "69 cannot connect, 70 internal, 73/74 receiver cannot create/write its output, "
+                + "75 cut short (peer died, timeout), 76 checksum mismatch, 77 wrong key, "
+                + "130 interrupted. See docs/user-guide.md."})
 final class SendCommand implements Callable<Integer> {
 
-    @Parameters(paramLabel = "HOST PORT [KEY] [FILE]", arity = "2..4",
-            description = {"HOST and PORT of the receiver; KEY, the shared secret, unless --key-file or",
-                "RDFLUX_KEY gives it; FILE to send (default: standard input; - also means stdin)."})
+    @Parameters(index = "0..3", paramLabel = "HOST PORT [KEY] [FILE]", arity = "2..4", hideParamSyntax = true,
+            description = "HOST and PORT of the receiver; KEY, the shared secret, unless --key-file or "
+                + "RDFLUX_KEY gives it; FILE to send (default: standard input; - also means stdin).")
     List<String> args;
 
     @Mixin
@@ -52,12 +59,12 @@ final class SendCommand implements Callable<Integer> {
     ChannelFlags flags = new ChannelFlags();
 
     @Option(names = "--zstd", arity = "0..1", paramLabel = "LEVEL", fallbackValue = "1", preprocessor = AttachedLevel.class,
-            description = {"Compress with zstd on all cores (level -7 to 22; default 1, the fastest end to end",
-                "on fast links). The receiver decompresses on its own; it needs no flag."})
+            description = "Compress with zstd on all cores (level -7 to 22; default 1, the fastest end to end "
+                + "on fast links). The receiver decompresses on its own; it needs no flag.")
     Integer zstdLevel;
 
-    @Option(names = "--encrypt", description = {"Encrypt with AES-256-GCM under a key derived from KEY and this",
-        "connection's random nonces; tampering, reordering or truncation fails the stream."})
+    @Option(names = "--encrypt", description = "Encrypt with AES-256-GCM under a key derived from KEY and this "
+        + "connection's random nonces; tampering, reordering or truncation fails the stream.")
     boolean encrypt;
 
     @Option(names = "--connect-timeout", paramLabel = "SECONDS", defaultValue = "10",

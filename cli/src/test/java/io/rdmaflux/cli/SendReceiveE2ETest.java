@@ -274,6 +274,11 @@ class SendReceiveE2ETest {
             String out = new String(t.process.getInputStream().readAllBytes());
             assertThat(t.exitCode(LIMIT)).isZero();
             assertThat(out).contains("Usage:").contains("Examples:").contains("Exit codes:").contains("--key-file");
+            // Without a terminal the help is 80 columns wide: every line fits (text is written
+            // as paragraphs picocli wraps, not as lines it would break again), and the synopsis
+            // names the arguments once.
+            assertThat(out).contains("Usage: " + tool + " [OPTIONS] ").doesNotContain("[FILE] HOST");
+            assertThat(out.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(80));
         }
         Tool d = Tool.start(dir, "rdflux", "doctor");
         String out = new String(d.process.getInputStream().readAllBytes());

@@ -1,0 +1,43 @@
+package io.rdmaflux.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Command-line mistakes end with exit 64, the tool's own one-line reason and a pointer to
+ * --help, in words a user reads (not picocli's "positional parameter at index 0..*").
+ * In-process: these fail before anything connects or listens.
+ */
+class UsageErrorsTest {
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "rdsend | ''                | rdsend: missing arguments: expected HOST PORT [KEY] [FILE]",
+        "rdsend | host              | rdsend: missing arguments: expected HOST PORT [KEY] [FILE]",
+        "rdsend | h 1 k f extra     | rdsend: too many arguments: 'extra'",
+        "rdsend | -x h 1 k          | rdsend: unknown option '-x'",
+        "rdrecv | ''                | rdrecv: missing arguments: expected PORT [KEY] [FILE]",
+        "rdrecv | 1 k f extra       | rdrecv: too many arguments: 'extra'",
+        "rdrecv | --slots=x 1 k     | rdrecv: Invalid value for option '--slots': 'x' is not an int",
+    })
+    void mistakesAreExplainedInOneLine(String tool, String args, String expected) {
+        String[] argv = (tool + " " + args).trim().split(" +");
+        PrintStream saved = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code;
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            code = Main.run(argv);
+        } finally {
+            System.setErr(saved);
+        }
+        assertThat(code).isEqualTo(ExitCode.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8).lines().toList())
+                .containsExactly(expected, tool + ": see '" + tool + " --help'");
+    }
+}
