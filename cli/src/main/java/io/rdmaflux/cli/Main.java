@@ -58,36 +58,25 @@ public final class Main {
     }
 
     /**
-     * picocli's conversion errors end with the converter's exception, class name included;
-     * keep its message, which is written for people.
+     * picocli's messages, reworded for people: conversion errors end with the converter's
+     * exception, class name included (keep its message); arity and matching errors speak of
+     * "positional parameter at index 0..*" (say what is missing or extra). First match wins.
      */
+    private static final String[][] REWORDINGS = {
+        {"^(Invalid value for [^:]+): .*\\([\\w.]+Exception: (.*)\\)$", "$1: $2"},
+        {"^positional parameter at index \\S+ \\((.+)\\) requires at least.*$", "missing arguments: expected $1"},
+        {"^Missing required parameters?: '(.+)'$", "missing arguments: expected $1"},
+        {"^Unmatched arguments? (?:from|at) index \\d+: (.+)$", "too many arguments: $1"},
+        {"^Unknown options?: (.+)$", "unknown option $1"},
+    };
+
     static String plain(String message) {
         String m = message.replace('\n', ' ');
-        java.util.regex.Matcher x = java.util.regex.Pattern
-                .compile("^(Invalid value for [^:]+): .*\\([\\w.]+Exception: (.*)\\)$").matcher(m);
-        if (x.matches()) {
-            return x.group(1) + ": " + x.group(2);
-        }
-        // Arity and matching messages speak of "positional parameter at index 0..*"; say what is missing.
-        x = java.util.regex.Pattern.compile("^positional parameter at index \\S+ \\((.+)\\) requires at least.*$").matcher(m);
-        if (x.matches()) {
-            return "missing arguments: expected " + x.group(1);
-        }
-        x = java.util.regex.Pattern.compile("^Missing required parameters?: '(.+)'$").matcher(m);
-        if (x.matches()) {
-            return "missing arguments: expected " + x.group(1);
-        }
-        x = java.util.regex.Pattern.compile("^Unmatched arguments? from index \\d+: (.+)$").matcher(m);
-        if (x.matches()) {
-            return "too many arguments: " + x.group(1);
-        }
-        x = java.util.regex.Pattern.compile("^Unmatched argument at index \\d+: (.+)$").matcher(m);
-        if (x.matches()) {
-            return "too many arguments: " + x.group(1);
-        }
-        x = java.util.regex.Pattern.compile("^Unknown options?: (.+)$").matcher(m);
-        if (x.matches()) {
-            return "unknown option " + x.group(1);
+        for (String[] rule : REWORDINGS) {
+            java.util.regex.Matcher x = java.util.regex.Pattern.compile(rule[0]).matcher(m);
+            if (x.matches()) {
+                return x.replaceFirst(rule[1]);
+            }
         }
         return m;
     }
