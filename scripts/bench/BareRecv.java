@@ -1,7 +1,6 @@
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -19,22 +18,8 @@ public class BareRecv {
                 .bind(new InetSocketAddress("127.0.0.1", Integer.parseInt(args[0])));
              FileChannel out = new FileOutputStream(FileDescriptor.out).getChannel()) {
             try (SocketChannel socket = server.accept()) {
-                ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
                 CRC32C crc = new CRC32C();
-                long total = 0;
-                while (true) {
-                    buffer.clear();
-                    int n = socket.read(buffer);
-                    if (n < 0) {
-                        break;
-                    }
-                    total += n;
-                    buffer.flip();
-                    crc.update(buffer.duplicate());
-                    while (buffer.hasRemaining()) {
-                        out.write(buffer);
-                    }
-                }
+                long total = BareLoop.copy(socket::read, out, crc);
                 System.err.printf("received %d bytes, crc32c %08x%n", total, crc.getValue());
             }
         }

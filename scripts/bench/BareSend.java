@@ -1,5 +1,4 @@
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
@@ -26,21 +25,13 @@ public class BareSend {
                 return;
             }
             CRC32C crc = new CRC32C();
-            ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
-            while (true) {
-                buffer.clear();
-                int n = file.read(buffer, position);
-                if (n <= 0) {
-                    break;
-                }
-                position += n;
-                buffer.flip();
-                crc.update(buffer.duplicate());
-                while (buffer.hasRemaining()) {
-                    socket.write(buffer);
-                }
-            }
-            System.err.printf("sent %d bytes, crc32c %08x%n", position, crc.getValue());
+            long[] next = {0};   // positional reads (pread), as rdsend's file source does
+            long sent = BareLoop.copy(buffer -> {
+                int n = file.read(buffer, next[0]);
+                next[0] += Math.max(n, 0);
+                return n;
+            }, socket, crc);
+            System.err.printf("sent %d bytes, crc32c %08x%n", sent, crc.getValue());
         }
     }
 }
