@@ -1,6 +1,10 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.transport.Transports;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -16,7 +20,7 @@ public final class Main {
     public static void main(String[] argv) {
         int code = run(argv);
         // Without this, exit waits ~300 ms for the idle event loops (blocked in epoll_wait).
-        io.rdmaflux.transport.Transports.shutdown(java.time.Duration.ofMillis(500));
+        Transports.shutdown(Duration.ofMillis(500));
         System.exit(code);
     }
 
@@ -62,20 +66,28 @@ public final class Main {
      * exception, class name included (keep its message); arity and matching errors speak of
      * "positional parameter at index 0..*" (say what is missing or extra). First match wins.
      */
-    private static final String[][] REWORDINGS = {
-        {"^(Invalid value for [^:]+): .*\\([\\w.]+Exception: (.*)\\)$", "$1: $2"},
-        {"^positional parameter at index \\S+ \\((.+)\\) requires at least.*$", "missing arguments: expected $1"},
-        {"^Missing required parameters?: '(.+)'$", "missing arguments: expected $1"},
-        {"^Unmatched arguments? (?:from|at) index \\d+: (.+)$", "too many arguments: $1"},
-        {"^Unknown options?: (.+)$", "unknown option $1"},
-    };
+    private record Rewording(Pattern message, String replacement) {
+
+        // In the record, not in Main: compiled on the first usage error, not on every start.
+        static final Rewording[] ALL = {
+            new Rewording("^(Invalid value for [^:]+): .*\\([\\w.]+Exception: (.*)\\)$", "$1: $2"),
+            new Rewording("^positional parameter at index \\S+ \\((.+)\\) requires at least.*$", "missing arguments: expected $1"),
+            new Rewording("^Missing required parameters?: '(.+)'$", "missing arguments: expected $1"),
+            new Rewording("^Unmatched arguments? (?:from|at) index \\d+: (.+)$", "too many arguments: $1"),
+            new Rewording("^Unknown options?: (.+)$", "unknown option $1"),
+        };
+
+        Rewording(String regex, String replacement) {
+            this(Pattern.compile(regex), replacement);
+        }
+    }
 
     static String plain(String message) {
         String m = message.replace('\n', ' ');
-        for (String[] rule : REWORDINGS) {
-            java.util.regex.Matcher x = java.util.regex.Pattern.compile(rule[0]).matcher(m);
+        for (Rewording r : Rewording.ALL) {
+            Matcher x = r.message().matcher(m);
             if (x.matches()) {
-                return x.replaceFirst(rule[1]);
+                return x.replaceFirst(r.replacement());
             }
         }
         return m;
