@@ -47,8 +47,22 @@ public final class ExitCode {
             };
         }
         if (t instanceof ProtocolException pe) {
-            return pe.code().exitCode();
+            return of(pe.code());
         }
         return SOFTWARE;
+    }
+
+    /** The exit code for a stream failure's classified cause. */
+    static int of(ErrorCode code) {
+        return switch (code) {
+            case PROTOCOL, VERSION, INTERNAL -> SOFTWARE;
+            case AUTHENTICATION -> NO_PERMISSION;
+            case TRUNCATED, CANCELLED, TIMEOUT -> TEMP_FAIL;
+            case CHECKSUM -> PROTOCOL;
+            case SINK_FAILED -> IO;
+            case SOURCE_FAILED -> NO_INPUT;
+            case CODEC -> DATA;
+            case CONNECT, TRANSPORT_UNAVAILABLE -> UNAVAILABLE;
+        };
     }
 }

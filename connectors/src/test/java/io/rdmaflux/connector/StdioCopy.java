@@ -4,8 +4,8 @@ import io.rdmaflux.protocol.ProtocolException;
 
 /**
  * A tiny cat for tests, run as a separate process: copies {@code args[0]} (or stdin) to
- * {@code args[1]} (or stdout) through a source and a sink, exits with the error code's exit
- * status and one line on stderr on failure. It stands in for rdsend | rdrecv without a channel.
+ * {@code args[1]} (or stdout) through a source and a sink; on failure it prints one line on
+ * stderr and exits with the error code's wire number (the tools' exit codes belong to the CLI). It stands in for rdsend | rdrecv without a channel.
  */
 public final class StdioCopy {
 
@@ -21,7 +21,7 @@ public final class StdioCopy {
             System.exit(0);
         } catch (ProtocolException e) {
             System.err.println("stdiocopy: " + e.getMessage());
-            System.exit(e.code().exitCode());
+            System.exit(e.code().wire());
         }
     }
 }

@@ -59,7 +59,7 @@ class StdioTest {
         Process copy = ps.get(0);
         assertThat(copy.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String err = stderr(copy);
-        assertThat(copy.exitValue()).as(err).isEqualTo(ErrorCode.SINK_FAILED.exitCode());
+        assertThat(copy.exitValue()).as(err).isEqualTo(ErrorCode.SINK_FAILED.wire());
         assertThat(err.strip()).matches("stdiocopy: cannot write standard output: the reader closed the pipe "
                 + "\\(broken pipe\\); \\d+ bytes were already written to standard output");
     }
@@ -69,7 +69,7 @@ class StdioTest {
         Path missing = dir.resolve("missing.bin");
         Process p = java(missing.toString(), dir.resolve("x").toString()).start();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).isEqualTo(ErrorCode.SOURCE_FAILED.exitCode());
+        assertThat(p.exitValue()).isEqualTo(ErrorCode.SOURCE_FAILED.wire());
         assertThat(stderr(p).strip()).isEqualTo("stdiocopy: cannot read " + missing + ": no such file or directory");
     }
 

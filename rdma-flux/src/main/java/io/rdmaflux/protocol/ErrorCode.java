@@ -1,53 +1,46 @@
 package io.rdmaflux.protocol;
 
 /**
- * Why a stream failed. The code travels in ERROR frames, so both sides report the same cause,
- * and the command-line tools map each to a documented exit code.
+ * Why a stream failed. The code travels in ERROR frames, so both sides report the same cause.
+ * What a program does with it (the tools' exit codes, say) is the program's business.
  */
 public enum ErrorCode {
     /** Unexpected or malformed frame, or a broken credit rule. */
-    PROTOCOL(1, 70),
+    PROTOCOL(1),
     /** Peer speaks another protocol or version. */
-    VERSION(2, 70),
+    VERSION(2),
     /** Shared key mismatch (HMAC proof did not verify). */
-    AUTHENTICATION(3, 77),
+    AUTHENTICATION(3),
     /** The stream ended early: connection lost, peer died, or END missing. */
-    TRUNCATED(4, 75),
+    TRUNCATED(4),
     /** END frame's byte count or checksum disagree with what arrived. */
-    CHECKSUM(5, 76),
+    CHECKSUM(5),
     /** The receiving application (sink) failed: disk full, permission denied, ... */
-    SINK_FAILED(6, 74),
+    SINK_FAILED(6),
     /** The sending application (source) failed: read error, command failed, ... */
-    SOURCE_FAILED(7, 66),
+    SOURCE_FAILED(7),
     /** A codec stage failed: corrupt or tampered data, unknown codec. */
-    CODEC(8, 65),
+    CODEC(8),
     /** The other side cancelled the stream. */
-    CANCELLED(9, 75),
+    CANCELLED(9),
     /** Nothing heard from the peer within the idle timeout, or a handshake step timed out. */
-    TIMEOUT(10, 75),
+    TIMEOUT(10),
     /** Could not connect, or could not listen. */
-    CONNECT(11, 69),
+    CONNECT(11),
     /** The requested transport is not usable here. */
-    TRANSPORT_UNAVAILABLE(12, 69),
+    TRANSPORT_UNAVAILABLE(12),
     /** A bug or an unclassified failure. */
-    INTERNAL(13, 70);
+    INTERNAL(13);
 
     private final int wire;
-    private final int exitCode;
 
-    ErrorCode(int wire, int exitCode) {
+    ErrorCode(int wire) {
         this.wire = wire;
-        this.exitCode = exitCode;
     }
 
     /** Code carried in ERROR frames. */
     public int wire() {
         return wire;
-    }
-
-    /** Process exit code the tools use for this failure (sysexits.h values). */
-    public int exitCode() {
-        return exitCode;
     }
 
     /** The error code for a wire value; unknown values map to {@link #INTERNAL}. */
