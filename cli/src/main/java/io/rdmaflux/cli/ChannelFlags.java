@@ -40,11 +40,7 @@ final class ChannelFlags {
     static final class TransportConverter implements picocli.CommandLine.ITypeConverter<TransportKind> {
         @Override
         public TransportKind convert(String value) {
-            TransportKind k = TransportKind.parse(value);
-            if (k == TransportKind.MEMORY) {
-                throw new IllegalArgumentException("unknown transport '" + value + "' (expected auto, rdma or tcp)");
-            }
-            return k;
+            return TransportKind.parse(value);
         }
     }
 

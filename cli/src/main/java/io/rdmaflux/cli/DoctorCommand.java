@@ -1,7 +1,7 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.channel.ChannelOptions;
-import io.rdmaflux.transport.Transports;
+import io.rdmaflux.channel.Transports;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.rdmaflux.cli;
 
-import io.rdmaflux.transport.Transports;
+import io.rdmaflux.channel.Transports;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.regex.Matcher;

@@ -1,4 +1,4 @@
-package io.rdmaflux.engine;
+package io.rdmaflux.channel;
 
 import io.rdmaflux.buffer.Chunk;
 import org.reactivestreams.Subscription;

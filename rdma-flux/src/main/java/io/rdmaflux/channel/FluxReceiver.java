@@ -1,11 +1,9 @@
 package io.rdmaflux.channel;
 
-import io.rdmaflux.engine.ReceiverSession;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportServer;
-import io.rdmaflux.transport.Transports;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -91,7 +89,7 @@ public final class FluxReceiver {
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxReceiver transport(Transport transport) {
-        return new FluxReceiver(host, port, key, transport.kind(), transport, options, handler);
+        return new FluxReceiver(host, port, key, TransportKind.AUTO, transport, options, handler);
     }
 
     public FluxReceiver options(ChannelOptions options) {
@@ -174,8 +172,8 @@ public final class FluxReceiver {
         }
 
         @Override
-        public List<TransportKind> transports() {
-            return servers.stream().map(TransportServer::kind).toList();
+        public List<String> transports() {
+            return servers.stream().map(TransportServer::name).toList();
         }
 
         @Override

@@ -1,14 +1,12 @@
 package io.rdmaflux.channel;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.engine.SenderSession;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.TransportKind;
-import io.rdmaflux.transport.Transports;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -90,7 +88,7 @@ public final class FluxSender {
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxSender transport(Transport transport) {
-        return new FluxSender(host, port, key, transport.kind(), transport, options);
+        return new FluxSender(host, port, key, TransportKind.AUTO, transport, options);
     }
 
     public FluxSender options(ChannelOptions options) {
@@ -140,7 +138,7 @@ public final class FluxSender {
         Mono<FrameConnection> m = t.connect(address, options.transportOptions());
         if (i + 1 < candidates.size()) {
             m = m.onErrorResume(e -> {
-                log.info("{} connect to {} failed ({}); trying the next transport", t.kind(), address, e.getMessage());
+                log.info("{} connect to {} failed ({}); trying the next transport", t.name(), address, e.getMessage());
                 return attempt(candidates, i + 1, address, options);
             });
         }

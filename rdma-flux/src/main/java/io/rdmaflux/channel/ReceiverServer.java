@@ -1,6 +1,5 @@
 package io.rdmaflux.channel;
 
-import io.rdmaflux.transport.TransportKind;
 import java.net.InetSocketAddress;
 import java.util.List;
 import reactor.core.Disposable;
@@ -11,6 +10,6 @@ public interface ReceiverServer extends Disposable {
     /** The address bound (with the actual port when 0 was asked for). */
     InetSocketAddress address();
 
-    /** The transports listening, in order of preference. */
-    List<TransportKind> transports();
+    /** The names of the transports listening ("rdma", "tcp"), in order of preference. */
+    List<String> transports();
 }

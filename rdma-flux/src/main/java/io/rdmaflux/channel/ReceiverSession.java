@@ -1,9 +1,6 @@
-package io.rdmaflux.engine;
+package io.rdmaflux.channel;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.channel.ChannelOptions;
-import io.rdmaflux.channel.InboundStream;
-import io.rdmaflux.channel.Session;
 import io.rdmaflux.protocol.ControlFrames;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.FrameType;
@@ -37,7 +34,7 @@ import reactor.util.concurrent.Queues;
  * then does the sender get its END_ACK, so a sender's success means the receiver's consumer
  * succeeded too.
  */
-public final class ReceiverSession extends SessionBase {
+final class ReceiverSession extends SessionBase {
 
     private static final Sinks.EmitFailureHandler RETRY =
             Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(2));
@@ -61,7 +58,7 @@ public final class ReceiverSession extends SessionBase {
     private volatile boolean cancelled;
     private volatile boolean magicSeen;
 
-    public ReceiverSession(FrameConnection connection, byte[] key, ChannelOptions options,
+    ReceiverSession(FrameConnection connection, byte[] key, ChannelOptions options,
                            Function<? super InboundStream, ? extends Publisher<Void>> handler) {
         super(connection, key, options);
         this.handler = handler;
@@ -73,33 +70,33 @@ public final class ReceiverSession extends SessionBase {
     }
 
     /** Starts the session: sends HELLO and waits for the sender. */
-    public ReceiverSession start() {
+    ReceiverSession start() {
         begin(new Hello(Hello.Role.RECEIVER, localNonce, connection.maxFramePayload(),
                 connection.receiveSlots()).encode());
         return this;
     }
 
     /** Completes with the session once the sender has authenticated and sent its metadata. */
-    public Mono<Session> accepted() {
+    Mono<Session> accepted() {
         return accepted.asMono();
     }
 
     /** The other side of this session, for messages. */
-    public String peer() {
+    String peer() {
         return connection.describe();
     }
 
     /** Completes when the stream was received whole and the handler finished; errors otherwise. */
-    public Mono<Void> result() {
+    Mono<Void> result() {
         return result.asMono();
     }
 
     /**
      * Whether the peer is an rdma-flux sender: its HELLO began with the protocol's magic (even
      * if of another version). Connections that are not, such as port scanners, are ignored by
-     * {@link io.rdmaflux.channel.FluxReceiver#receiveOne()}.
+     * {@link FluxReceiver#receiveOne()}.
      */
-    public boolean peerIdentified() {
+    boolean peerIdentified() {
         return magicSeen;
     }
 
@@ -141,7 +138,7 @@ public final class ReceiverSession extends SessionBase {
             throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected METADATA from sender");
         }
         streamStarted = true;
-        Session session = new Session(peerHello.nonce(), localNonce, connection.kind(), connection.describe(), metadata);
+        Session session = new Session(peerHello.nonce(), localNonce, connection.name(), connection.describe(), metadata);
         accepted.tryEmitValue(session);
         Publisher<Void> done;
         try {

@@ -1,8 +1,6 @@
-package io.rdmaflux.engine;
+package io.rdmaflux.channel;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.channel.ChannelOptions;
-import io.rdmaflux.channel.Session;
 import io.rdmaflux.protocol.ControlFrames;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.FrameType;
@@ -28,7 +26,7 @@ import reactor.core.publisher.Sinks;
  * was already requested, so a slow receiver slows the source and memory stays bounded. A chunk
  * larger than the receiver's frame size is sent as several frames, one credit each.
  */
-public final class SenderSession extends SessionBase {
+final class SenderSession extends SessionBase {
 
     private final StreamMetadata metadata;
     private final Function<Session, ? extends Publisher<Chunk>> body;
@@ -46,7 +44,7 @@ public final class SenderSession extends SessionBase {
     private boolean upstreamDone;
     private boolean endSent;
 
-    public SenderSession(FrameConnection connection, byte[] key, ChannelOptions options, StreamMetadata metadata,
+    SenderSession(FrameConnection connection, byte[] key, ChannelOptions options, StreamMetadata metadata,
                          Function<Session, ? extends Publisher<Chunk>> body) {
         super(connection, key, options);
         this.metadata = metadata;
@@ -54,7 +52,7 @@ public final class SenderSession extends SessionBase {
     }
 
     /** Runs the session; the Mono completes when the receiver confirmed the whole stream. */
-    public Mono<Void> run() {
+    Mono<Void> run() {
         return result.asMono()
                 .doOnSubscribe(s -> begin(new Hello(Hello.Role.SENDER, localNonce, options.frameSize(),
                         options.receiveSlots()).encode()))
@@ -94,7 +92,7 @@ public final class SenderSession extends SessionBase {
             markAuthenticated();
             credits = peerHello.receiveSlots();
             send(FrameType.METADATA, metadata.encode());
-            session = new Session(localNonce, peerHello.nonce(), connection.kind(), connection.describe(), metadata);
+            session = new Session(localNonce, peerHello.nonce(), connection.name(), connection.describe(), metadata);
         }
         Publisher<Chunk> source;
         try {

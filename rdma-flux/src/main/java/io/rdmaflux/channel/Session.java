@@ -1,7 +1,6 @@
 package io.rdmaflux.channel;
 
 import io.rdmaflux.protocol.StreamMetadata;
-import io.rdmaflux.transport.TransportKind;
 
 /**
  * Facts about one authenticated stream, known to both sides once the handshake is done.
@@ -10,11 +9,11 @@ import io.rdmaflux.transport.TransportKind;
  *
  * @param senderNonce   the sender's 32-byte HELLO nonce
  * @param receiverNonce the receiver's 32-byte HELLO nonce
- * @param transport     which transport carries the stream
+ * @param transport     which transport carries the stream: "tcp" or "rdma"
  * @param peer          a description of the other side, for messages
  * @param metadata      what the sender said about the stream
  */
-public record Session(byte[] senderNonce, byte[] receiverNonce, TransportKind transport, String peer,
+public record Session(byte[] senderNonce, byte[] receiverNonce, String transport, String peer,
                       StreamMetadata metadata) {
 
     /** Both nonces, sender's first: the salt for per-session key derivation. */

@@ -1,6 +1,5 @@
-package io.rdmaflux.engine;
+package io.rdmaflux.channel;
 
-import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.protocol.Authenticator;
 import io.rdmaflux.protocol.ControlFrames;
 import io.rdmaflux.protocol.ErrorCode;

@@ -1,7 +1,9 @@
-package io.rdmaflux.transport;
+package io.rdmaflux.channel;
 
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.transport.Transport;
+import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.tcp.TcpTransport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,7 +100,6 @@ public final class Transports {
                 }
                 out.add(tcp());
             }
-            case MEMORY -> throw new IllegalArgumentException("the memory transport is passed as an instance, not selected");
         }
         return out;
     }

@@ -41,7 +41,7 @@ public interface FrameConnection {
     int maxFramePayload();
 
     /** Which transport this is, for messages and {@code -v}. */
-    TransportKind kind();
+    String name();
 
     /** A short description for messages, such as {@code tcp 127.0.0.1:7691}. */
     String describe();

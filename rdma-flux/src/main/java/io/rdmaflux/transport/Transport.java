@@ -10,8 +10,8 @@ import reactor.core.publisher.Mono;
  */
 public interface Transport {
 
-    /** Which transport this is. */
-    TransportKind kind();
+    /** A short lower-case name, for messages: "tcp", "rdma". */
+    String name();
 
     /** Null when this transport can be used here, otherwise a one-line reason why not. */
     String unavailableReason();

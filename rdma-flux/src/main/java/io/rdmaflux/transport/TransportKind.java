@@ -7,9 +7,7 @@ public enum TransportKind {
     /** RDMA verbs (InfiniBand, RoCE) through DiSNI; fails clearly when unusable. */
     RDMA,
     /** TCP sockets through reactor-netty. */
-    TCP,
-    /** In-process pairs, for tests of the protocol engine. */
-    MEMORY;
+    TCP;
 
     /** Parses a user's choice, case-insensitively. */
     public static TransportKind parse(String s) {

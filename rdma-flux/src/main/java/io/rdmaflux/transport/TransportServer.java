@@ -10,5 +10,5 @@ public interface TransportServer extends Disposable {
     InetSocketAddress address();
 
     /** Which transport listens here. */
-    TransportKind kind();
+    String name();
 }

@@ -1,13 +1,9 @@
-package io.rdmaflux.engine;
+package io.rdmaflux.channel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.channel.ChannelOptions;
-import io.rdmaflux.channel.FluxReceiver;
-import io.rdmaflux.channel.FluxSender;
-import io.rdmaflux.channel.ReceiverServer;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.ProtocolException;

@@ -1,10 +1,7 @@
-package io.rdmaflux.transport;
+package io.rdmaflux.channel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmaflux.channel.FluxReceiver;
-import io.rdmaflux.channel.FluxSender;
-import io.rdmaflux.channel.ReceiverServer;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;

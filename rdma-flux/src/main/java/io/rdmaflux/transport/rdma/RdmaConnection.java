@@ -24,7 +24,6 @@ import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.FrameHandler;
-import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportOptions;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -554,8 +553,8 @@ final class RdmaConnection implements FrameConnection {
     }
 
     @Override
-    public TransportKind kind() {
-        return TransportKind.RDMA;
+    public String name() {
+        return "rdma";
     }
 
     @Override

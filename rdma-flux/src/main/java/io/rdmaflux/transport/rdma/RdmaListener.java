@@ -7,7 +7,6 @@ import com.ibm.disni.verbs.RdmaEventChannel;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.FrameConnection;
-import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportOptions;
 import io.rdmaflux.transport.TransportServer;
 import java.io.IOException;
@@ -249,8 +248,8 @@ final class RdmaListener implements TransportServer {
     }
 
     @Override
-    public TransportKind kind() {
-        return TransportKind.RDMA;
+    public String name() {
+        return "rdma";
     }
 
     @Override

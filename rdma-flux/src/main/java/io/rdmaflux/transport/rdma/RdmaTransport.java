@@ -8,7 +8,6 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.Transport;
-import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportOptions;
 import io.rdmaflux.transport.TransportServer;
 import java.io.IOException;
@@ -59,8 +58,8 @@ public final class RdmaTransport implements Transport {
     }
 
     @Override
-    public TransportKind kind() {
-        return TransportKind.RDMA;
+    public String name() {
+        return "rdma";
     }
 
     @Override

@@ -11,7 +11,6 @@ import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.ProtocolVersion;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.FrameHandler;
-import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportOptions;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -109,8 +108,8 @@ final class TcpFrameConnection implements FrameConnection {
     }
 
     @Override
-    public TransportKind kind() {
-        return TransportKind.TCP;
+    public String name() {
+        return "tcp";
     }
 
     @Override

@@ -28,8 +28,8 @@ public final class TcpTransport implements Transport {
             io.netty.util.AttributeKey.valueOf("rdmaflux.connection");
 
     @Override
-    public TransportKind kind() {
-        return TransportKind.TCP;
+    public String name() {
+        return "tcp";
     }
 
     @Override
@@ -124,8 +124,8 @@ public final class TcpTransport implements Transport {
         }
 
         @Override
-        public TransportKind kind() {
-            return TransportKind.TCP;
+        public String name() {
+            return "tcp";
         }
 
         @Override

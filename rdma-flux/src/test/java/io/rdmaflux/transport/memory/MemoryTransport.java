@@ -8,7 +8,6 @@ import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.FrameHandler;
 import io.rdmaflux.transport.Transport;
-import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportOptions;
 import io.rdmaflux.transport.TransportServer;
 import java.net.InetSocketAddress;
@@ -65,8 +64,8 @@ public final class MemoryTransport implements Transport {
     }
 
     @Override
-    public TransportKind kind() {
-        return TransportKind.MEMORY;
+    public String name() {
+        return "memory";
     }
 
     @Override
@@ -122,8 +121,8 @@ public final class MemoryTransport implements Transport {
         }
 
         @Override
-        public TransportKind kind() {
-            return TransportKind.MEMORY;
+        public String name() {
+            return "memory";
         }
 
         @Override
@@ -268,8 +267,8 @@ public final class MemoryTransport implements Transport {
         }
 
         @Override
-        public TransportKind kind() {
-            return TransportKind.MEMORY;
+        public String name() {
+            return "memory";
         }
 
         @Override

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
-import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportOptions;
 import java.io.File;
 import java.net.InetSocketAddress;
@@ -53,7 +52,7 @@ class RdmaAvailabilityTest {
         assumeTrue(!hasDevice(), "this machine has an RDMA device");
         TransportOptions o = new TransportOptions(4096, 4, 4, Duration.ofSeconds(2));
         RdmaTransport t = new RdmaTransport();
-        assertThat(t.kind()).isEqualTo(TransportKind.RDMA);
+        assertThat(t.name()).isEqualTo("rdma");
         assertThatThrownBy(() -> t.connect(new InetSocketAddress("127.0.0.1", 1), o).block(Duration.ofSeconds(10)))
                 .isInstanceOf(ProtocolException.class)
                 .satisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.TRANSPORT_UNAVAILABLE))
