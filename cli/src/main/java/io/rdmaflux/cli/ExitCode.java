@@ -31,6 +31,8 @@ public final class ExitCode {
     public static final int PROTOCOL = 76;
     /** Authentication failed: the two sides use different keys. */
     public static final int NO_PERMISSION = 77;
+    /** The receiver already serves a stream. */
+    public static final int BUSY = 79;
     /** Interrupted by the user (Ctrl-C). */
     public static final int INTERRUPTED = 130;
 
@@ -57,7 +59,8 @@ public final class ExitCode {
         return switch (code) {
             case PROTOCOL, VERSION, INTERNAL -> SOFTWARE;
             case AUTHENTICATION -> NO_PERMISSION;
-            case TRUNCATED, CANCELLED, TIMEOUT -> TEMP_FAIL;
+            case TRUNCATED, CANCELLED, TIMEOUT, INTERRUPTED -> TEMP_FAIL;
+            case BUSY -> BUSY;
             case CHECKSUM -> PROTOCOL;
             case SINK_FAILED -> IO;
             case SOURCE_FAILED -> NO_INPUT;

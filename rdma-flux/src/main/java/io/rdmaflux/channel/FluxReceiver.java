@@ -110,9 +110,18 @@ public final class FluxReceiver {
     /**
      * Binds, serves the first stream whose sender is an rdma-flux peer, then unbinds. Completes
      * (or fails) with that stream's outcome. Connections that never send a valid HELLO (port
-     * scanners, say) are logged and ignored.
+     * scanners, say) are logged and ignored. The same as {@code bindOne().flatMap(SingleStreamServer::outcome)}.
      */
     public Mono<Void> receiveOne() {
+        return bindOne().flatMap(SingleStreamServer::outcome);
+    }
+
+    /**
+     * Binds for exactly one stream: the returned server knows its address at once (port 0
+     * resolved), and its {@link SingleStreamServer#outcome()} is the stream's outcome, as
+     * {@link #receiveOne()} gives it.
+     */
+    public Mono<SingleStreamServer> bindOne() {
         return Mono.defer(() -> {
             Sinks.One<Void> outcome = Sinks.one();
             AtomicBoolean taken = new AtomicBoolean();
@@ -130,7 +139,7 @@ public final class FluxReceiver {
                             outcome.tryEmitEmpty();
                         }
                     }))
-                    .flatMap(server -> outcome.asMono().doFinally(s -> server.dispose()));
+                    .map(server -> new One(server, outcome.asMono().doFinally(s -> server.dispose())));
         });
     }
 
@@ -162,6 +171,29 @@ public final class FluxReceiver {
                                 return (ReceiverServer) new Bound(all);
                             }));
         });
+    }
+
+    private record One(ReceiverServer server, Mono<Void> outcome) implements SingleStreamServer {
+
+        @Override
+        public InetSocketAddress address() {
+            return server.address();
+        }
+
+        @Override
+        public List<String> transports() {
+            return server.transports();
+        }
+
+        @Override
+        public void dispose() {
+            server.dispose();
+        }
+
+        @Override
+        public boolean isDisposed() {
+            return server.isDisposed();
+        }
     }
 
     private record Bound(List<TransportServer> servers) implements ReceiverServer {

@@ -30,7 +30,11 @@ public enum ErrorCode {
     /** The requested transport is not usable here. */
     TRANSPORT_UNAVAILABLE(12),
     /** A bug or an unclassified failure. */
-    INTERNAL(13);
+    INTERNAL(13),
+    /** The receiver already serves a stream and takes no other. */
+    BUSY(14),
+    /** The side was interrupted by a signal (Ctrl-C, SIGTERM) and gave up the stream. */
+    INTERRUPTED(15);
 
     private final int wire;
 
