@@ -95,7 +95,8 @@ public final class Console {
         if (m == null || m.isBlank()) {
             m = e.getClass().getSimpleName();
         }
-        if (!(e instanceof io.rdmaflux.protocol.ProtocolException) && !(e instanceof IllegalArgumentException)) {
+        if (!(e instanceof io.rdmaflux.protocol.ProtocolException) && !(e instanceof IllegalArgumentException)
+                && !(e instanceof io.rdmaflux.cli.remote.RemoteException)) {
             m = "internal error: " + m + (debug ? "" : " (run with --debug for details)");
         }
         return m.replace('\n', ' ').replace('\r', ' ');

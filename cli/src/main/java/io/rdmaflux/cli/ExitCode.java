@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
@@ -17,7 +18,10 @@ public final class ExitCode {
     public static final int DATA = 65;
     /** Input file missing or unreadable; the sender's source failed. */
     public static final int NO_INPUT = 66;
-    /** Could not connect or listen; the requested transport is unavailable. */
+    /**
+     * Could not connect or listen; the requested transport is unavailable; ssh could not reach a
+     * host or start the remote tool.
+     */
     public static final int UNAVAILABLE = 69;
     /** Internal error or protocol violation (a bug, or a foreign peer). */
     public static final int SOFTWARE = 70;
@@ -46,6 +50,14 @@ public final class ExitCode {
                 case NOT_FOUND, NOT_A_FILE -> ce.code() == ErrorCode.SOURCE_FAILED ? NO_INPUT : CANT_CREATE;
                 case PERMISSION_DENIED -> ce.code() == ErrorCode.SOURCE_FAILED ? NO_INPUT : CANT_CREATE;
                 case NO_SPACE, BROKEN_PIPE, IO -> ce.code() == ErrorCode.SOURCE_FAILED ? NO_INPUT : IO;
+            };
+        }
+        if (t instanceof RemoteException re) {
+            return switch (re.kind()) {
+                // The agent's own status: the same table, or a remote command's status (rdpipe).
+                case JOB_FAILED -> re.remoteStatus() > 0 ? re.remoteStatus() : SOFTWARE;
+                case LOST -> TEMP_FAIL;
+                case UNREACHABLE, AUTHENTICATION, HOST_KEY, TOOL_MISSING, TOOL_FAILED -> UNAVAILABLE;
             };
         }
         if (t instanceof ProtocolException pe) {

@@ -97,7 +97,7 @@ public final class Main {
     @Command(name = "rdflux", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = {"rdma-flux: move byte streams between hosts at link speed.",
                 "Tools: rdsend, rdrecv (see their --help). Subcommands: doctor, selftest."},
-            subcommands = {DoctorCommand.class, SelftestCommand.class, CommandLine.HelpCommand.class})
+            subcommands = {DoctorCommand.class, SelftestCommand.class, AgentCommand.class, CommandLine.HelpCommand.class})
     static final class RdfluxCommand implements Runnable {
         @Override
         public void run() {

@@ -1,0 +1,36 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.cli.remote.RemoteShell;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/** The options of the tools that start agents on other hosts over ssh (rdcp, rdpipe), as rsync's. */
+final class RemoteOptions {
+
+    @Option(names = {"-e", "--rsh"}, paramLabel = "COMMAND",
+            description = "The remote shell instead of ssh, split into words as rsync's -e (quotes group words), "
+                + "e.g. -e \"ssh -p 2222 -i ~/.ssh/cluster\". Also from " + RemoteShell.RSH_ENV + ".")
+    String rsh;
+
+    @Option(names = "--rdflux-path", paramLabel = "PATH",
+            description = "The rdflux command on the remote hosts (default: rdflux on their PATH). Shell text, "
+                + "as rsync's --rsync-path: \"sudo rdflux\" works.")
+    String rdfluxPath;
+
+    /** The remote shell these options and {@code env} describe; remote stderr goes to the console. */
+    RemoteShell shell(Map<String, String> env) {
+        try {
+            RemoteShell shell = RemoteShell.fromEnvironment(env);
+            if (rsh != null) {
+                shell = shell.rsh(rsh);
+            }
+            if (rdfluxPath != null) {
+                shell = shell.rdfluxPath(rdfluxPath);
+            }
+            return shell.log((host, line) -> Console.info(host + ": " + line));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage() + (rsh == null && env.get(RemoteShell.RSH_ENV) != null
+                    ? " (in " + RemoteShell.RSH_ENV + ")" : ""));
+        }
+    }
+}

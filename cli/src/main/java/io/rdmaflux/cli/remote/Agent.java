@@ -1,0 +1,263 @@
+package io.rdmaflux.cli.remote;
+
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
+import java.util.regex.Pattern;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * The remote end of {@code rdflux agent}: speaks the agent protocol on stdin and stdout (see
+ * {@link AgentMessage} and docs/remote.md) and runs one job. It says hello, reads the job,
+ * reports the port its receiver bound, runs, reports the outcome and returns the exit status.
+ * When stdin ends (the coordinator or its ssh connection went away) the job is torn down:
+ * a {@link JobRunner} makes its streams fail at once, so partial output is removed and
+ * peers are told; anything still running after a grace period is cancelled.
+ */
+public final class Agent {
+
+    /** How long the coordinator has to send the job after the hello. */
+    static final Duration JOB_TIMEOUT = Duration.ofSeconds(60);
+    /** How long a job may take to end on its own after stdin closed, before it is cancelled. */
+    public static final Duration ABORT_GRACE = Duration.ofSeconds(5);
+    /** How long a cancelled job gets to clean up before the agent exits anyway. */
+    private static final long CLEANUP_MS = 1000;
+
+    private static final Pattern ADDRESS = Pattern.compile("[0-9A-Fa-f.:%]+");
+
+    /** Runs a job's pipeline. */
+    @FunctionalInterface
+    public interface JobRunner {
+        /**
+         * The job's work, completing when it succeeded. Failures become the {@code done}
+         * message and exit status. Nothing runs until the Mono is subscribed.
+         */
+        Mono<Void> run(AgentMessage.Job job, Control control);
+    }
+
+    /** What a running job tells the coordinator, and hears from it. */
+    public interface Control {
+
+        /** The job's receiver listens on {@code port}: reported to the coordinator. */
+        void listening(int port, List<String> transports);
+
+        /** Data started to flow. */
+        void started();
+
+        /** {@code bytes} more payload bytes moved. */
+        void moved(long bytes);
+
+        /** Where the job's send sink connects, once the coordinator says (a {@code connect} message). */
+        Mono<AgentMessage.Connect> downstream();
+
+        /**
+         * Completes when the coordinator went away (stdin ended). A job fails its streams with
+         * {@link #abortError()} then, so that they clean up as on any failure.
+         */
+        Mono<Void> aborted();
+
+        /** The failure a job's streams end with when {@link #aborted()} fires. */
+        default ProtocolException abortError() {
+            return new ProtocolException(ErrorCode.CANCELLED, "cancelled: the coordinator or its ssh connection went away");
+        }
+    }
+
+    private final JobRunner runner;
+    private final ToIntFunction<Throwable> exitCodes;
+    private final Function<Throwable, String> messages;
+    private final Sinks.Empty<Void> eof = Sinks.empty();
+    private final CountDownLatch finished = new CountDownLatch(1);
+
+    /**
+     * @param runner    runs the jobs
+     * @param exitCodes the exit status for a failure (the tools' table)
+     * @param messages  the one-line message for a failure
+     */
+    public Agent(JobRunner runner, ToIntFunction<Throwable> exitCodes, Function<Throwable, String> messages) {
+        this.runner = Objects.requireNonNull(runner);
+        this.exitCodes = Objects.requireNonNull(exitCodes);
+        this.messages = Objects.requireNonNull(messages);
+    }
+
+    /**
+     * Ends the job as if stdin had closed (on SIGTERM, say): its streams fail, clean up and tell
+     * their peers. {@link #serve} then returns.
+     */
+    public void abort() {
+        eof.tryEmitEmpty();
+    }
+
+    /** Waits until {@link #serve} has returned, at most {@code timeout}; whether it has. */
+    public boolean awaitFinished(Duration timeout) throws InterruptedException {
+        return finished.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Serves one job over {@code in} and {@code out} and returns the exit status. An agent
+     * serves once.
+     *
+     * @param env     the environment ({@code SSH_CONNECTION} gives the addresses in the hello)
+     * @param version this tool's version, for the hello
+     */
+    public int serve(InputStream in, PrintStream out, Map<String, String> env, String version) {
+        try {
+            return serveJob(in, out, env, version);
+        } finally {
+            finished.countDown();
+        }
+    }
+
+    private int serveJob(InputStream in, PrintStream out, Map<String, String> env, String version) {
+        String[] ssh = env.getOrDefault("SSH_CONNECTION", "").trim().split("\\s+");
+        send(out, new AgentMessage.Hello(AgentMessage.PROTOCOL, version,
+                ssh.length == 4 && ADDRESS.matcher(ssh[0]).matches() ? ssh[0] : null,
+                ssh.length == 4 && ADDRESS.matcher(ssh[2]).matches() ? ssh[2] : null));
+
+        Sinks.One<AgentMessage.Job> job = Sinks.one();
+        Sinks.One<AgentMessage.Connect> downstream = Sinks.one();
+        Thread reader = new Thread(() -> read(in, job, downstream), "agent-stdin");
+        reader.setDaemon(true);
+        reader.start();
+
+        AtomicLong bytes = new AtomicLong();
+        AgentMessage.Job received;
+        try {
+            received = Mono.firstWithSignal(job.asMono(),
+                            eof.asMono().then(Mono.error(() -> new ProtocolException(ErrorCode.CANCELLED,
+                                    "the coordinator went away before sending a job"))))
+                    .timeout(JOB_TIMEOUT, Mono.error(() -> new ProtocolException(ErrorCode.TIMEOUT,
+                            "no job within " + JOB_TIMEOUT.toSeconds() + " s")))
+                    .block();
+        } catch (RuntimeException e) {
+            return done(out, e, bytes.get());
+        }
+
+        Control control = new Control() {
+            @Override
+            public void listening(int port, List<String> transports) {
+                send(out, new AgentMessage.Listening(port, transports));
+            }
+
+            @Override
+            public void started() {
+                send(out, new AgentMessage.Started());
+            }
+
+            @Override
+            public void moved(long n) {
+                bytes.addAndGet(n);
+            }
+
+            @Override
+            public Mono<AgentMessage.Connect> downstream() {
+                return downstream.asMono();
+            }
+
+            @Override
+            public Mono<Void> aborted() {
+                return eof.asMono();
+            }
+        };
+        Disposable progress = received.progressInterval() <= 0 ? () -> { }
+                : Flux.interval(Duration.ofMillis(received.progressInterval()))
+                        .map(x -> bytes.get()).distinctUntilChanged()
+                        .subscribe(n -> send(out, new AgentMessage.Progress(n)));
+        try {
+            Mono<Void> work = Mono.defer(() -> runner.run(received, control));
+            // The job fails its own streams on abort; this is the backstop for one that does not end.
+            Mono<Void> backstop = eof.asMono().then(Mono.delay(ABORT_GRACE))
+                    .then(Mono.error(control::abortError));
+            return done(out, await(Mono.firstWithSignal(work, backstop)), bytes.get());
+        } finally {
+            progress.dispose();
+        }
+    }
+
+    /** Runs {@code work} to its end; null on success, else the failure. */
+    private static Throwable await(Mono<Void> work) {
+        CountDownLatch finished = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Disposable running = work.subscribe(null, e -> {
+            failure.set(e);
+            finished.countDown();
+        }, finished::countDown);
+        try {
+            finished.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running.dispose();
+            try {
+                // Cancelled: sinks clean up on their own threads; give them a moment.
+                finished.await(CLEANUP_MS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException again) {
+                Thread.currentThread().interrupt();
+            }
+            return new ProtocolException(ErrorCode.CANCELLED, "the agent was interrupted");
+        }
+        return failure.get();
+    }
+
+    private int done(PrintStream out, Throwable failure, long bytes) {
+        if (failure == null) {
+            send(out, new AgentMessage.Done(0, bytes, null));
+            return 0;
+        }
+        Throwable e = reactor.core.Exceptions.unwrap(failure);
+        int status = exitCodes.applyAsInt(e);
+        send(out, new AgentMessage.Done(status, bytes, messages.apply(e)));
+        return status;
+    }
+
+    private void read(InputStream in, Sinks.One<AgentMessage.Job> job, Sinks.One<AgentMessage.Connect> downstream) {
+        LineReader lines = new LineReader(in, AgentMessage.MAX_LINE);
+        try {
+            String line;
+            while ((line = lines.next()) != null) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                AgentMessage m;
+                try {
+                    if (lines.truncated()) {
+                        throw new IllegalArgumentException("a message longer than " + AgentMessage.MAX_LINE + " bytes");
+                    }
+                    m = AgentMessage.parse(line);
+                } catch (IllegalArgumentException e) {
+                    job.tryEmitError(new ProtocolException(ErrorCode.PROTOCOL, "bad message from the coordinator: "
+                            + e.getMessage()));
+                    break;
+                }
+                if (m instanceof AgentMessage.Job j) {
+                    job.tryEmitValue(j);
+                } else if (m instanceof AgentMessage.Connect c) {
+                    downstream.tryEmitValue(c);
+                }
+            }
+        } catch (IOException e) {
+            // A read error is an end of the coordinator as much as EOF is.
+        }
+        eof.tryEmitEmpty();
+    }
+
+    private static void send(PrintStream out, AgentMessage m) {
+        synchronized (out) {
+            out.println(m.toLine());
+            out.flush();
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package io.rdmaflux.cli.remote;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The messages of the agent protocol (docs/remote.md): one JSON object per line, its
+ * {@code "type"} saying which. The coordinator writes {@link Job} and {@link Connect} to the
+ * agent's stdin; the agent writes {@link Hello}, {@link Listening}, {@link Started},
+ * {@link Progress} and {@link Done} to its stdout. Closing the agent's stdin cancels it.
+ */
+public sealed interface AgentMessage {
+
+    /** The protocol version both ends must speak; a change that old agents cannot follow bumps it. */
+    int PROTOCOL = 1;
+
+    /** The longest line either side accepts. */
+    int MAX_LINE = 1 << 20;
+
+    /**
+     * A fresh key for one hop of a job: 32 bytes from {@link java.security.SecureRandom}, as
+     * base64url text (the channel takes the text's bytes as the key).
+     */
+    static String newKey() {
+        byte[] k = new byte[32];
+        new java.security.SecureRandom().nextBytes(k);
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(k);
+    }
+
+    /** This message as one line of JSON (without the newline). */
+    String toLine();
+
+    /**
+     * The agent's first line, before it reads anything: proves the remote command is an rdflux
+     * agent and which protocol it speaks, and says which addresses the ssh connection used
+     * (from {@code SSH_CONNECTION}), where the other hosts can reach this one.
+     *
+     * @param protocol  {@link #PROTOCOL} of the agent
+     * @param version   the agent's version text
+     * @param sshClient the coordinator's address as this host saw it, or null
+     * @param sshServer this host's address the coordinator's ssh connected to, or null
+     */
+    record Hello(int protocol, String version, String sshClient, String sshServer) implements AgentMessage {
+        @Override
+        public String toLine() {
+            return line("hello", "protocol", protocol, "version", version, "ssh-client", sshClient,
+                    "ssh-server", sshServer);
+        }
+    }
+
+    /**
+     * What the agent is to run: a pipeline in the {@code rdflux run} format (source, stages,
+     * sink, each a map of its options), as JSON. A {@code send} sink without {@code host} and
+     * {@code port} waits for a {@link Connect}. Keys travel in the send and receive options
+     * ({@code key}) and only here: never in argv or logs.
+     *
+     * @param pipeline         {@code {"source": {...}, "stages": [...], "sink": {...}}}
+     * @param progressInterval milliseconds between {@link Progress} messages; 0 for none
+     * @param verbose          log what -v logs (to the agent's stderr)
+     * @param debug            log what --debug logs
+     */
+    record Job(Map<String, Object> pipeline, long progressInterval, boolean verbose, boolean debug)
+            implements AgentMessage {
+        public Job {
+            pipeline = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(pipeline, "pipeline")));
+        }
+
+        @Override
+        public String toLine() {
+            return line("job", "pipeline", pipeline, "progress-interval", progressInterval, "verbose", verbose,
+                    "debug", debug);
+        }
+
+        /** The job without secrets, for messages and logs. */
+        @Override
+        public String toString() {
+            return "Job" + redact(pipeline);
+        }
+    }
+
+    /** Where the agent's {@code send} sink is to connect, once the downstream receiver has reported its port. */
+    record Connect(String host, int port) implements AgentMessage {
+        @Override
+        public String toLine() {
+            return line("connect", "host", host, "port", port);
+        }
+    }
+
+    /** The agent's receiver is listening on {@code port}, with these transports. */
+    record Listening(int port, List<String> transports) implements AgentMessage {
+        public Listening {
+            transports = List.copyOf(transports);
+        }
+
+        @Override
+        public String toLine() {
+            return line("listening", "port", port, "transports", transports);
+        }
+    }
+
+    /** Data has started to flow. */
+    record Started() implements AgentMessage {
+        @Override
+        public String toLine() {
+            return line("started");
+        }
+    }
+
+    /** Payload bytes moved so far. */
+    record Progress(long bytes) implements AgentMessage {
+        @Override
+        public String toLine() {
+            return line("progress", "bytes", bytes);
+        }
+    }
+
+    /**
+     * The job's outcome, the agent's last line; it then exits with {@code status}.
+     *
+     * @param status  0, or the exit code the failure has in the tools' table (docs/user-guide.md)
+     * @param bytes   payload bytes moved
+     * @param message one line saying what failed, or null on success
+     */
+    record Done(int status, long bytes, String message) implements AgentMessage {
+        @Override
+        public String toLine() {
+            return line("done", "status", status, "bytes", bytes, "message", message);
+        }
+    }
+
+    /** A message of a type this version does not know (a newer peer's); ignored. */
+    record Unknown(String type) implements AgentMessage {
+        @Override
+        public String toLine() {
+            return line(type);
+        }
+    }
+
+    /**
+     * Parses one line.
+     *
+     * @throws IllegalArgumentException when it is not a well-formed message
+     */
+    static AgentMessage parse(String line) {
+        Map<String, Object> m;
+        try {
+            m = Json.parseObject(line);
+        } catch (Json.JsonException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+        String type = text(m, "type", true);
+        return switch (type) {
+            case "hello" -> new Hello((int) integer(m, "protocol", 0, Integer.MAX_VALUE), text(m, "version", false),
+                    text(m, "ssh-client", false), text(m, "ssh-server", false));
+            case "job" -> {
+                if (!(m.get("pipeline") instanceof Map<?, ?> p)) {
+                    throw new IllegalArgumentException("job without a pipeline object");
+                }
+                @SuppressWarnings("unchecked")
+                Map<String, Object> pipeline = (Map<String, Object>) p;
+                yield new Job(pipeline, m.containsKey("progress-interval")
+                        ? integer(m, "progress-interval", 0, Integer.MAX_VALUE) : 0,
+                        flag(m, "verbose"), flag(m, "debug"));
+            }
+            case "connect" -> new Connect(text(m, "host", true), (int) integer(m, "port", 1, 65535));
+            case "listening" -> {
+                List<String> transports = m.get("transports") instanceof List<?> l
+                        ? l.stream().map(String::valueOf).toList() : List.of();
+                yield new Listening((int) integer(m, "port", 1, 65535), transports);
+            }
+            case "started" -> new Started();
+            case "progress" -> new Progress(integer(m, "bytes", 0, Long.MAX_VALUE));
+            case "done" -> new Done((int) integer(m, "status", 0, 255), m.containsKey("bytes")
+                    ? integer(m, "bytes", 0, Long.MAX_VALUE) : 0, text(m, "message", false));
+            default -> new Unknown(type);
+        };
+    }
+
+    private static String line(String type, Object... fields) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", type);
+        for (int i = 0; i < fields.length; i += 2) {
+            if (fields[i + 1] != null) {
+                m.put((String) fields[i], fields[i + 1]);
+            }
+        }
+        return Json.write(m);
+    }
+
+    private static String text(Map<String, Object> m, String key, boolean required) {
+        Object v = m.get(key);
+        if (v instanceof String s) {
+            return s;
+        }
+        if (v == null && !required) {
+            return null;
+        }
+        throw new IllegalArgumentException("\"" + key + "\" must be " + (required ? "" : "absent or ") + "a string");
+    }
+
+    private static long integer(Map<String, Object> m, String key, long min, long max) {
+        if (m.get(key) instanceof Long n && n >= min && n <= max) {
+            return n;
+        }
+        throw new IllegalArgumentException("\"" + key + "\" must be an integer from " + min + " to " + max);
+    }
+
+    private static boolean flag(Map<String, Object> m, String key) {
+        Object v = m.getOrDefault(key, Boolean.FALSE);
+        if (v instanceof Boolean b) {
+            return b;
+        }
+        throw new IllegalArgumentException("\"" + key + "\" must be true or false");
+    }
+
+    /** A copy of a pipeline map with every {@code key} option replaced, for logs. */
+    private static Object redact(Object v) {
+        if (v instanceof Map<?, ?> map) {
+            Map<Object, Object> out = new LinkedHashMap<>();
+            map.forEach((k, x) -> out.put(k, "key".equals(k) ? "<secret>" : redact(x)));
+            return out;
+        }
+        if (v instanceof List<?> l) {
+            return l.stream().map(AgentMessage::redact).toList();
+        }
+        return v;
+    }
+}

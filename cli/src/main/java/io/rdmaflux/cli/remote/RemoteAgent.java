@@ -1,0 +1,403 @@
+package io.rdmaflux.cli.remote;
+
+import io.rdmaflux.cli.remote.RemoteException.Kind;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * The coordinator's handle on one {@code rdflux agent} running on another host over ssh
+ * (started by {@link RemoteShell#startAgent}). The agent says hello; {@link #submit} then
+ * sends it a job (the key inside travels over ssh's stdin, never in argv); {@link #listening}
+ * gives the port its receiver bound; {@link #connect} tells its sender where to go;
+ * {@link #done} is the outcome. {@link #dispose} closes the agent's stdin, which makes it tear
+ * its job down and exit; the ssh process is killed if it lingers.
+ *
+ * <p>Every failure is a {@link RemoteException} whose message is one line naming the host:
+ * ssh could not connect or log in, the tool is missing there, the agent failed or was lost.
+ * Text from the remote host is sanitized before it is printed or put into a message.
+ */
+public final class RemoteAgent implements Disposable {
+
+    private static final Logger log = Loggers.getLogger(RemoteAgent.class);
+
+    /** How long the agent has to report its receiver's port once it has the job. */
+    static final Duration LISTEN_TIMEOUT = Duration.ofSeconds(30);
+    /** How long the ssh process may take to end after stdin closed, before it is killed. */
+    static final Duration EXIT_GRACE = Duration.ofSeconds(10);
+    /** How many stderr lines are kept from before the hello, to explain a failed start. */
+    private static final int EARLY_LINES = 20;
+    /** Longest stderr line kept; stderr is for people, so longer ones are cut. */
+    private static final int MAX_STDERR_LINE = 4096;
+
+    private final RemoteShell shell;
+    private final RemoteHost host;
+    private final Process process;
+    private final OutputStream stdin;
+    private final Sinks.One<AgentMessage.Hello> hello = Sinks.one();
+    private final Sinks.One<AgentMessage.Listening> listening = Sinks.one();
+    private final Sinks.One<AgentMessage.Done> done = Sinks.one();
+    private final Sinks.Empty<Void> exited = Sinks.empty();
+    private final Deque<String> early = new ArrayDeque<>();
+    private final AtomicBoolean disposed = new AtomicBoolean();
+    private final Thread stderrReader;
+    private final Disposable startTimer;
+    private volatile boolean greeted;
+    private volatile boolean startTimedOut;
+    private volatile long bytes;
+    private volatile String protocolError;
+    private volatile String lastStderr;
+
+    private RemoteAgent(RemoteShell shell, RemoteHost host, Process process) {
+        this.shell = shell;
+        this.host = host;
+        this.process = process;
+        this.stdin = process.getOutputStream();
+        this.stderrReader = daemon("stderr", () -> readStderr(process.getErrorStream()));
+        this.startTimer = Schedulers.parallel().schedule(this::startTimedOut,
+                shell.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        daemon("stdout", () -> readStdout(process.getInputStream()));
+    }
+
+    static RemoteAgent start(RemoteShell shell, RemoteHost host) {
+        List<String> argv = shell.command(host, shell.agentCommand());
+        log.debug("starting the agent on {}: {}", host, ShellWords.join(argv));
+        try {
+            Process p = new ProcessBuilder(argv).start();
+            return new RemoteAgent(shell, host, p);
+        } catch (IOException e) {
+            throw new RemoteException(Kind.UNREACHABLE, host, "cannot run '" + argv.get(0) + "': "
+                    + RemoteText.sanitize(e.getMessage()) + (shell.isSsh() ? " (install OpenSSH's ssh client, or give -e)"
+                    : " (check -e or " + RemoteShell.RSH_ENV + ")"));
+        }
+    }
+
+    /** The host this agent runs on. */
+    public RemoteHost host() {
+        return host;
+    }
+
+    /** The local ssh process's id (for diagnostics). */
+    public long pid() {
+        return process.pid();
+    }
+
+    /**
+     * The agent's hello: it runs and speaks this protocol. Fails when ssh could not reach the host
+     * or log in, the tool is missing or does not start within the start timeout.
+     */
+    public Mono<AgentMessage.Hello> hello() {
+        return hello.asMono();
+    }
+
+    /**
+     * The address other hosts should connect to for this agent's receiver: the address this
+     * host's sshd was reached at (from the agent's {@code SSH_CONNECTION}), which an ssh alias
+     * may not resolve to as a name; the host name when the agent could not tell.
+     */
+    public Mono<String> dataAddress() {
+        return hello().map(h -> h.sshServer() != null ? h.sshServer() : host.host());
+    }
+
+    /** Sends the job once the agent has said hello; the key in it goes nowhere else. */
+    public Mono<Void> submit(AgentMessage.Job job) {
+        return hello().flatMap(h -> write(job)).then();
+    }
+
+    /** The port the job's receiver bound, within 30 s of the job. */
+    public Mono<AgentMessage.Listening> listening() {
+        return listening.asMono().timeout(LISTEN_TIMEOUT, Mono.error(() -> new RemoteException(Kind.TOOL_FAILED, host,
+                "the agent did not report a listening port within " + LISTEN_TIMEOUT.toSeconds() + " s")));
+    }
+
+    /** Tells the job's send sink where the downstream receiver listens. */
+    public Mono<Void> connect(String address, int port) {
+        return write(new AgentMessage.Connect(address, port));
+    }
+
+    /**
+     * The job's outcome: completes when the agent reported success, fails with a
+     * {@link RemoteException}: {@link Kind#JOB_FAILED} with the agent's status when the job
+     * failed, another kind when the agent never started or was lost.
+     */
+    public Mono<AgentMessage.Done> done() {
+        return done.asMono();
+    }
+
+    /** Payload bytes the agent reported moving so far (when the job asked for progress). */
+    public long bytes() {
+        return bytes;
+    }
+
+    /** Completes when the ssh process has exited and its output has been read. */
+    public Mono<Void> exited() {
+        return exited.asMono();
+    }
+
+    /**
+     * Closes the agent's stdin: it cancels its job (removing partial output, telling its peers)
+     * and exits. The ssh process is killed if it has not ended 10 s later.
+     * Returns at once.
+     */
+    @Override
+    public void dispose() {
+        if (!disposed.compareAndSet(false, true)) {
+            return;
+        }
+        closeStdin();
+        Schedulers.parallel().schedule(() -> {
+            if (process.isAlive()) {
+                log.debug("the ssh process for {} did not end; killing it", host);
+                process.destroy();
+                Schedulers.parallel().schedule(process::destroyForcibly, 2, TimeUnit.SECONDS);
+            }
+        }, EXIT_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return disposed.get();
+    }
+
+    private Mono<Void> write(AgentMessage m) {
+        return Mono.<Void>fromRunnable(() -> {
+            synchronized (stdin) {
+                try {
+                    stdin.write((m.toLine() + "\n").getBytes(StandardCharsets.UTF_8));
+                    stdin.flush();
+                } catch (IOException e) {
+                    // The agent is gone; done() says why once its output has been read.
+                    log.debug("writing to the agent on {} failed: {}", host, e.toString());
+                }
+            }
+        }).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    private void closeStdin() {
+        synchronized (stdin) {
+            try {
+                stdin.close();
+            } catch (IOException e) {
+                // Already closed by a dead process.
+            }
+        }
+    }
+
+    private void startTimedOut() {
+        if (!greeted && process.isAlive()) {
+            startTimedOut = true;
+            process.destroyForcibly();
+        }
+    }
+
+    private void readStdout(InputStream out) {
+        LineReader lines = new LineReader(out, AgentMessage.MAX_LINE);
+        AgentMessage.Done outcome = null;
+        try {
+            String line;
+            while ((line = lines.next()) != null) {
+                AgentMessage m;
+                try {
+                    if (lines.truncated()) {
+                        throw new IllegalArgumentException("a line longer than " + AgentMessage.MAX_LINE + " bytes");
+                    }
+                    m = AgentMessage.parse(line);
+                } catch (IllegalArgumentException e) {
+                    if (!greeted) {
+                        // A login shell's startup files may print; the agent's hello is what counts.
+                        log.debug("{}: ignored output before the agent started: {}", host, RemoteText.sanitize(line));
+                        continue;
+                    }
+                    protocolError = "the agent sent a malformed message (" + RemoteText.sanitize(e.getMessage()) + ")";
+                    break;
+                }
+                if (m instanceof AgentMessage.Hello h && !greeted) {
+                    if (h.protocol() != AgentMessage.PROTOCOL) {
+                        protocolError = "rdflux there speaks agent protocol " + h.protocol() + ", this one "
+                                + AgentMessage.PROTOCOL + " (" + RemoteText.sanitize(h.version())
+                                + "): install the same version on both hosts";
+                        break;
+                    }
+                    greeted();
+                    hello.tryEmitValue(h);
+                } else if (!greeted) {
+                    log.debug("{}: ignored a message before the hello: {}", host, RemoteText.sanitize(line));
+                } else if (m instanceof AgentMessage.Listening l) {
+                    listening.tryEmitValue(l);
+                } else if (m instanceof AgentMessage.Progress p) {
+                    bytes = p.bytes();
+                } else if (m instanceof AgentMessage.Done d) {
+                    bytes = d.bytes();
+                    outcome = d;
+                }
+            }
+        } catch (IOException e) {
+            log.debug("reading from the agent on {} failed: {}", host, e.toString());
+        }
+        finish(outcome);
+    }
+
+    private void greeted() {
+        synchronized (early) {
+            greeted = true;
+            startTimer.dispose();
+            for (String line : early) {
+                shell.log().accept(host, line);
+            }
+            early.clear();
+        }
+    }
+
+    private void readStderr(InputStream err) {
+        LineReader lines = new LineReader(err, MAX_STDERR_LINE);
+        try {
+            String line;
+            while ((line = lines.next()) != null) {
+                String clean = RemoteText.sanitize(line);
+                if (clean.isEmpty()) {
+                    continue;
+                }
+                lastStderr = clean;
+                synchronized (early) {
+                    if (!greeted) {
+                        // Kept to explain a failed start; printed if the agent does start.
+                        if (early.size() == EARLY_LINES) {
+                            early.removeFirst();
+                        }
+                        early.addLast(clean);
+                        continue;
+                    }
+                }
+                shell.log().accept(host, clean);
+            }
+        } catch (IOException e) {
+            // The process is gone.
+        }
+    }
+
+    private void finish(AgentMessage.Done outcome) {
+        int exit;
+        try {
+            if (protocolError != null || !process.waitFor(EXIT_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+            }
+            exit = process.waitFor();
+            stderrReader.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            exit = -1;
+        }
+        startTimer.dispose();
+        closeStdin();
+        RemoteException failure;
+        if (protocolError != null) {
+            failure = new RemoteException(Kind.TOOL_FAILED, host, protocolError);
+        } else if (outcome != null && outcome.status() == 0) {
+            failure = null;
+        } else if (outcome != null) {
+            failure = new RemoteException(Kind.JOB_FAILED, host, outcome.status(),
+                    outcome.message() == null ? "failed with status " + outcome.status() : RemoteText.sanitize(outcome.message()));
+        } else if (!greeted) {
+            List<String> lines;
+            synchronized (early) {
+                lines = List.copyOf(early);
+            }
+            failure = startTimedOut
+                    ? new RemoteException(Kind.TOOL_FAILED, host, "rdflux did not start within "
+                            + shell.startTimeout().toSeconds() + " s" + lastLine(lines, " (")
+                            + "; check that 'ssh " + host.destination() + " " + shell.agentCommand() + "' prints a hello line")
+                    : classify(host, exit, lines, shell);
+        } else {
+            failure = new RemoteException(Kind.LOST, host, exit == 255 && shell.isSsh()
+                    ? "the ssh connection was lost"
+                    : "the agent ended without reporting (exit " + exit + ")"
+                            + (lastStderr == null ? "" : ": " + lastStderr));
+        }
+        log.debug("agent on {} ended: exit {}, {}", host, exit, failure == null ? "ok" : failure.getMessage());
+        if (failure == null) {
+            listening.tryEmitError(new RemoteException(Kind.TOOL_FAILED, host, "the job had no receiver"));
+            done.tryEmitValue(outcome);
+        } else {
+            hello.tryEmitError(failure);
+            listening.tryEmitError(failure);
+            done.tryEmitError(failure);
+        }
+        exited.tryEmitEmpty();
+    }
+
+    private static String lastLine(List<String> lines, String prefix) {
+        return lines.isEmpty() ? "" : prefix + lines.get(lines.size() - 1) + (prefix.endsWith("(") ? ")" : "");
+    }
+
+    /**
+     * Why the remote command ended before the agent said hello, from the exit status and what
+     * ssh or the remote shell printed: one line with what to do.
+     */
+    static RemoteException classify(RemoteHost host, int exit, List<String> stderr, RemoteShell shell) {
+        String said = String.join(" ", stderr);
+        String lower = said.toLowerCase(Locale.ROOT);
+        String quoted = lastLine(stderr, " (");
+        if (exit == 255 && shell.isSsh()) {
+            if (lower.contains("could not resolve hostname") || lower.contains("name or service not known")) {
+                return new RemoteException(Kind.UNREACHABLE, host, "unknown host name" + quoted
+                        + "; check the name, or the Host entries of your ssh configuration");
+            }
+            if (lower.contains("connection refused")) {
+                return new RemoteException(Kind.UNREACHABLE, host, "ssh connection refused" + quoted
+                        + "; check that sshd runs there and listens on the port ssh uses");
+            }
+            if (lower.contains("timed out")) {
+                return new RemoteException(Kind.UNREACHABLE, host, "ssh connection timed out after "
+                        + shell.connectTimeout().toSeconds() + " s" + quoted + "; check that the host is up and reachable");
+            }
+            if (lower.contains("no route to host") || lower.contains("network is unreachable")) {
+                return new RemoteException(Kind.UNREACHABLE, host, "host unreachable" + quoted
+                        + "; check the network path to it");
+            }
+            if (lower.contains("host key verification failed") || lower.contains("remote host identification has changed")) {
+                return new RemoteException(Kind.HOST_KEY, host, "ssh does not trust the host key" + quoted
+                        + "; connect once with 'ssh " + host.destination() + "' to check and accept it");
+            }
+            if (lower.contains("permission denied") || lower.contains("too many authentication failures")) {
+                return new RemoteException(Kind.AUTHENTICATION, host, "ssh could not log in without a password"
+                        + quoted + "; rdflux runs ssh in batch mode: set up key-based login (ssh-copy-id "
+                        + host.destination() + ") or load your key into ssh-agent");
+            }
+            return new RemoteException(Kind.UNREACHABLE, host, "ssh failed" + quoted
+                    + "; try 'ssh " + host.destination() + " true' to see why");
+        }
+        String tool = shell.tool();
+        if (exit == 127) {
+            return new RemoteException(Kind.TOOL_MISSING, host, "'" + tool + "' not found there" + quoted
+                    + "; install rdma-flux on that host, or give its path with --rdflux-path");
+        }
+        if (exit == 126) {
+            return new RemoteException(Kind.TOOL_MISSING, host, "'" + tool + "' cannot be run there" + quoted
+                    + "; check the path given with --rdflux-path and its permissions");
+        }
+        return new RemoteException(Kind.TOOL_FAILED, host, "'" + tool + " agent' failed to start (exit " + exit + ")"
+                + quoted + "; check the rdma-flux installation there");
+    }
+
+    private Thread daemon(String name, Runnable body) {
+        Thread t = new Thread(body, "agent-" + name + "-" + host);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+}

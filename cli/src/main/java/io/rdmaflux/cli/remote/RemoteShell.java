@@ -1,0 +1,151 @@
+package io.rdmaflux.cli.remote;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.BiConsumer;
+
+/**
+ * How the coordinators (rdcp, rdpipe) start {@code rdflux agent} on other hosts: the remote
+ * shell command (ssh unless {@code -e}/{@code RDFLUX_RSH} says otherwise) and the tool's path
+ * there (as rsync's {@code --rsync-path}). Immutable; each setter returns a configured copy.
+ *
+ * <pre>{@code
+ * RemoteShell shell = RemoteShell.fromEnvironment(System.getenv()).rsh("ssh -F cluster.conf");
+ * RemoteAgent agent = shell.startAgent(RemoteHost.parse("backup"));
+ * }</pre>
+ *
+ * <p>With ssh, {@code BatchMode=yes} (a password prompt would hang the tool; keys or an agent
+ * are required) and {@code ConnectTimeout} are added after the command's own words, so that
+ * options the user gives in {@code -e} win (ssh takes the first value it is given); so do
+ * {@code -T} (no terminal: stdin and stdout carry the agent protocol), {@code -x} and
+ * {@code -a} (no X11 or agent forwarding to hosts that only move data).
+ */
+public final class RemoteShell {
+
+    /** The environment variable that replaces the ssh command, as {@code -e} does. */
+    public static final String RSH_ENV = "RDFLUX_RSH";
+    /** The remote tool when {@code --rdflux-path} is not given: rdflux on the remote PATH. */
+    public static final String DEFAULT_TOOL = "rdflux";
+    /** How long ssh may take to connect, by default. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** How long the agent has to say hello once ssh connected (the JVM starting, a slow login shell). */
+    static final Duration START_ALLOWANCE = Duration.ofSeconds(30);
+
+    private final List<String> rsh;
+    private final String tool;
+    private final Duration connectTimeout;
+    private final BiConsumer<RemoteHost, String> log;
+
+    private RemoteShell(List<String> rsh, String tool, Duration connectTimeout, BiConsumer<RemoteHost, String> log) {
+        this.rsh = List.copyOf(rsh);
+        this.tool = tool;
+        this.connectTimeout = connectTimeout;
+        this.log = log;
+    }
+
+    /** ssh, rdflux on the remote PATH, a 10 s connect timeout; remote stderr printed as "host: line". */
+    public static RemoteShell create() {
+        return new RemoteShell(List.of("ssh"), DEFAULT_TOOL, DEFAULT_CONNECT_TIMEOUT,
+                (host, line) -> System.err.println(host + ": " + line));
+    }
+
+    /** {@link #create()}, with the command from {@value #RSH_ENV} when it is set and not blank. */
+    public static RemoteShell fromEnvironment(Map<String, String> env) {
+        String rsh = env.get(RSH_ENV);
+        return rsh == null || rsh.isBlank() ? create() : create().rsh(rsh);
+    }
+
+    /**
+     * The remote shell command, split into words as rsync splits its {@code -e} (quotes group
+     * words; see {@link ShellWords#split}).
+     *
+     * @throws IllegalArgumentException when it is empty or a quote is not closed
+     */
+    public RemoteShell rsh(String commandLine) {
+        List<String> words = ShellWords.split(commandLine);
+        if (words.isEmpty()) {
+            throw new IllegalArgumentException("the remote shell command is empty");
+        }
+        return new RemoteShell(words, tool, connectTimeout, log);
+    }
+
+    /**
+     * The rdflux command on the remote host. Like rsync's {@code --rsync-path} it is shell text,
+     * run as given ({@code "sudo rdflux"} works); quote a path with spaces for the remote shell.
+     */
+    public RemoteShell rdfluxPath(String path) {
+        if (Objects.requireNonNull(path, "path").isBlank()) {
+            throw new IllegalArgumentException("the remote rdflux path is empty");
+        }
+        return new RemoteShell(rsh, path, connectTimeout, log);
+    }
+
+    /** How long ssh may take to connect (its {@code ConnectTimeout}). */
+    public RemoteShell connectTimeout(Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero() || timeout.toSeconds() < 1) {
+            throw new IllegalArgumentException("the connect timeout must be at least 1 s");
+        }
+        return new RemoteShell(rsh, tool, timeout, log);
+    }
+
+    /**
+     * Where remote stderr lines go (ssh's warnings, the agent's logs), already sanitized for a
+     * terminal. Called on reader threads.
+     */
+    public RemoteShell log(BiConsumer<RemoteHost, String> log) {
+        return new RemoteShell(rsh, tool, connectTimeout, Objects.requireNonNull(log));
+    }
+
+    /** Whether the remote shell is OpenSSH's ssh, which gets the options in the class comment. */
+    public boolean isSsh() {
+        return Path.of(rsh.get(0)).getFileName().toString().equals("ssh");
+    }
+
+    /** The remote command line that starts the agent. */
+    public String agentCommand() {
+        return tool + " agent";
+    }
+
+    /** The local command (argv) that runs {@code remoteCommand} on {@code host}. */
+    public List<String> command(RemoteHost host, String remoteCommand) {
+        List<String> argv = new ArrayList<>(rsh);
+        if (isSsh()) {
+            argv.addAll(List.of("-o", "BatchMode=yes", "-o", "ConnectTimeout=" + connectTimeout.toSeconds(),
+                    "-T", "-x", "-a"));
+        }
+        argv.add(host.destination());
+        argv.add(remoteCommand);
+        return argv;
+    }
+
+    /** Starts {@code rdflux agent} on {@code host}; see {@link RemoteAgent}. */
+    public RemoteAgent startAgent(RemoteHost host) {
+        return RemoteAgent.start(this, host);
+    }
+
+    String tool() {
+        return tool;
+    }
+
+    Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    /** How long the whole start may take, from ssh's first packet to the agent's hello. */
+    Duration startTimeout() {
+        return connectTimeout.plus(START_ALLOWANCE);
+    }
+
+    BiConsumer<RemoteHost, String> log() {
+        return log;
+    }
+
+    @Override
+    public String toString() {
+        return "RemoteShell[" + ShellWords.join(rsh) + ", " + tool + "]";
+    }
+}
