@@ -14,13 +14,13 @@ import java.util.HexFormat;
 import java.util.SplittableRandom;
 
 /** Test files of seeded pseudo-random bytes, and their digests. */
-final class Files2 {
+public final class Files2 {
 
     private Files2() {
     }
 
     /** Writes {@code size} seeded pseudo-random bytes to {@code path}. */
-    static Path random(Path path, long size, long seed) {
+    public static Path random(Path path, long size, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
         ByteBuffer b = ByteBuffer.allocate(1 << 20);
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
@@ -44,7 +44,7 @@ final class Files2 {
         return path;
     }
 
-    static String sha256(Path path) {
+    public static String sha256(Path path) {
         try (InputStream in = Files.newInputStream(path)) {
             return sha256(in);
         } catch (IOException e) {
@@ -52,7 +52,7 @@ final class Files2 {
         }
     }
 
-    static String sha256(InputStream in) throws IOException {
+    public static String sha256(InputStream in) throws IOException {
         try {
             MessageDigest d = MessageDigest.getInstance("SHA-256");
             byte[] buf = new byte[1 << 16];

@@ -1,0 +1,50 @@
+package io.rdmaflux.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmaflux.cli.remote.RemoteHost;
+import io.rdmaflux.cli.remote.RemoteShell;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+class RemoteOptionsTest {
+
+    @Command(name = "coordinator")
+    static final class Coordinator {
+        @Mixin
+        RemoteOptions remote = new RemoteOptions();
+    }
+
+    private static RemoteShell parse(Map<String, String> env, String... args) {
+        Coordinator c = new Coordinator();
+        new CommandLine(c).parseArgs(args);
+        return c.remote.shell(env);
+    }
+
+    private static final RemoteHost H = RemoteHost.parse("h");
+
+    @Test
+    void dashEThenTheEnvironmentThenSsh() {
+        assertThat(parse(Map.of()).command(H, "x").get(0)).isEqualTo("ssh");
+        assertThat(parse(Map.of(RemoteShell.RSH_ENV, "ssh -p 2222")).command(H, "x")).startsWith("ssh", "-p", "2222");
+        assertThat(parse(Map.of(RemoteShell.RSH_ENV, "ssh -p 2222"), "-e", "ssh -F 'a b'").command(H, "x"))
+                .startsWith("ssh", "-F", "a b", "-o");
+        assertThat(parse(Map.of(), "--rsh=rsh").command(H, "x")).isEqualTo(List.of("rsh", "h", "x"));
+        assertThat(parse(Map.of(), "--rdflux-path", "/opt/rd/bin/rdflux").agentCommand())
+                .isEqualTo("/opt/rd/bin/rdflux agent");
+    }
+
+    @Test
+    void aBadCommandIsAUsageErrorThatSaysWhereItCameFrom() {
+        assertThatThrownBy(() -> parse(Map.of(), "-e", "ssh -F 'x")).isInstanceOf(UsageException.class)
+                .hasMessageContaining("unterminated single quote");
+        assertThatThrownBy(() -> parse(Map.of(RemoteShell.RSH_ENV, "ssh \"x"))).isInstanceOf(UsageException.class)
+                .hasMessageEndingWith("(in RDFLUX_RSH)");
+        assertThatThrownBy(() -> parse(Map.of(), "--rdflux-path", " ")).isInstanceOf(UsageException.class);
+    }
+}
