@@ -20,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -109,8 +108,11 @@ final class AgentJobs implements Agent.JobRunner {
                             }
                             return flow.apply(new Stream(data, in.metadata()));
                         })
-                        .receiveOne(server -> control.listening(server.address().getPort(),
-                                server.transports().stream().map(t -> t.name().toLowerCase(Locale.ROOT)).toList()));
+                        .bindOne()
+                        .flatMap(server -> {
+                            control.listening(server.address().getPort(), server.transports());
+                            return server.outcome();
+                        });
             }
             default -> throw o.unknownType("file, receive");
         }

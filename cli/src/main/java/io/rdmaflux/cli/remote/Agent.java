@@ -15,7 +15,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
-import java.util.regex.Pattern;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -37,8 +36,6 @@ public final class Agent {
     public static final Duration ABORT_GRACE = Duration.ofSeconds(5);
     /** How long a cancelled job gets to clean up before the agent exits anyway. */
     private static final long CLEANUP_MS = 1000;
-
-    private static final Pattern ADDRESS = Pattern.compile("[0-9A-Fa-f.:%]+");
 
     /** Runs a job's pipeline. */
     @FunctionalInterface
@@ -125,8 +122,8 @@ public final class Agent {
     private int serveJob(InputStream in, PrintStream out, Map<String, String> env, String version) {
         String[] ssh = env.getOrDefault("SSH_CONNECTION", "").trim().split("\\s+");
         send(out, new AgentMessage.Hello(AgentMessage.PROTOCOL, version,
-                ssh.length == 4 && ADDRESS.matcher(ssh[0]).matches() ? ssh[0] : null,
-                ssh.length == 4 && ADDRESS.matcher(ssh[2]).matches() ? ssh[2] : null));
+                ssh.length == 4 && AgentMessage.isAddress(ssh[0]) ? ssh[0] : null,
+                ssh.length == 4 && AgentMessage.isAddress(ssh[2]) ? ssh[2] : null));
 
         Sinks.One<AgentMessage.Job> job = Sinks.one();
         Sinks.One<AgentMessage.Connect> downstream = Sinks.one();

@@ -30,6 +30,11 @@ public sealed interface AgentMessage {
         return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(k);
     }
 
+    /** Whether {@code text} looks like an IP address (v4, or v6 with an optional zone), as SSH_CONNECTION gives them. */
+    static boolean isAddress(String text) {
+        return text.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(%[\\w.-]+)?");
+    }
+
     /** This message as one line of JSON (without the newline). */
     String toLine();
 

@@ -110,7 +110,7 @@ public final class RemoteAgent implements Disposable {
      * may not resolve to as a name; the host name when the agent could not tell.
      */
     public Mono<String> dataAddress() {
-        return hello().map(h -> h.sshServer() != null ? h.sshServer() : host.host());
+        return hello().map(h -> h.sshServer() != null && AgentMessage.isAddress(h.sshServer()) ? h.sshServer() : host.host());
     }
 
     /** Sends the job once the agent has said hello; the key in it goes nowhere else. */

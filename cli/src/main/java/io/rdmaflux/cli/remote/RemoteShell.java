@@ -86,7 +86,7 @@ public final class RemoteShell {
 
     /** How long ssh may take to connect (its {@code ConnectTimeout}). */
     public RemoteShell connectTimeout(Duration timeout) {
-        if (timeout.isNegative() || timeout.isZero() || timeout.toSeconds() < 1) {
+        if (timeout.toSeconds() < 1) {
             throw new IllegalArgumentException("the connect timeout must be at least 1 s");
         }
         return new RemoteShell(rsh, tool, timeout, log);

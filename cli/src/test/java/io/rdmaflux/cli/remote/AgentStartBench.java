@@ -27,7 +27,7 @@ public final class AgentStartBench {
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        try (SshFixture sshd = SshFixture.start()) {
+        try (SshServer sshd = SshServer.start()) {
             RemoteShell shell = RemoteShell.create().rsh(sshd.rsh()).rdfluxPath(args[0]);
             run(shell, true);
             long[] parallel = new long[rounds];

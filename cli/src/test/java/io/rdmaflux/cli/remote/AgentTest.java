@@ -159,9 +159,11 @@ class AgentTest {
     @Test
     void aJobThatIgnoresTheAbortIsCancelledAfterTheGrace() throws Exception {
         AtomicBoolean cancelled = new AtomicBoolean();
-        start((job, control) -> Mono.<Void>never().doOnCancel(() -> cancelled.set(true)));
+        start((job, control) -> Mono.<Void>never().doOnSubscribe(s -> control.started())
+                .doOnCancel(() -> cancelled.set(true)));
         next();
         send(JOB);
+        assertThat(next()).isInstanceOf(AgentMessage.Started.class);
         agent.abort();
         AgentMessage.Done done = (AgentMessage.Done) next();
         assertThat(done.status()).isEqualTo(75);

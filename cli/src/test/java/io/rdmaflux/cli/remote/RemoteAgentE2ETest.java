@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.channel.FluxSender;
+import io.rdmaflux.channel.SingleStreamServer;
 import io.rdmaflux.cli.ExitCode;
 import io.rdmaflux.cli.Files2;
 import io.rdmaflux.cli.remote.RemoteException.Kind;
@@ -110,27 +111,27 @@ class RemoteAgentE2ETest {
         // And back from h3, compressed and encrypted on the way, to a receiver here.
         Path back = dir.resolve("back.bin");
         String key2 = AgentMessage.newKey();
-        Sinks.One<Integer> bound = Sinks.one();
-        Mono<Void> local = FluxReceiver.create().host("0.0.0.0").port(0).key(key2).transport(TransportKind.TCP)
+        SingleStreamServer local = FluxReceiver.create().host("0.0.0.0").port(0).key(key2).transport(TransportKind.TCP)
                 .handle(s -> {
                     CodecChain chain = CodecChain.parse(s.metadata().codecs());
                     assertThat(chain.format()).startsWith("zstd").contains("aes-256-gcm");
                     return FileSink.of(back).write(chain.decode(s.receiveChunks(),
                             CodecContext.forSession(s.session(), key2)), s.metadata()).then();
                 })
-                .receiveOne(server -> bound.tryEmitValue(server.address().getPort()));
-        var received = local.toFuture();
+                .bindOne().block(LIMIT);
+        var received = local.outcome().toFuture();
         RemoteAgent h3 = shell().startAgent(RemoteHost.parse("h3"));
         try {
             String coordinator = h3.hello().block(LIMIT).sshClient();
             assertThat(coordinator).isEqualTo("127.0.0.1");
-            Map<String, Object> send = send(key2, coordinator, bound.asMono().block(LIMIT));
+            Map<String, Object> send = send(key2, coordinator, local.address().getPort());
             h3.submit(job(file(remote), List.of(Map.of("type", "zstd", "level", 3), Map.of("type", "aes-256-gcm")),
                     send)).block(LIMIT);
             assertThat(h3.done().block(LIMIT).bytes()).isEqualTo(Files.size(in));
             received.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
         } finally {
             h3.dispose();
+            local.dispose();
         }
         assertThat(Files2.sha256(back)).isEqualTo(Files2.sha256(in));
         assertThat(String.join("\n", remoteLogs)).doesNotContain(key).doesNotContain(key2);
