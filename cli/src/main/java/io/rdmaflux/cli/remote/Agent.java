@@ -177,9 +177,14 @@ public final class Agent {
         try {
             Mono<Void> work = Mono.defer(() -> runner.run(received, control));
             // The job fails its own streams on abort; this is the backstop for one that does not end.
-            Mono<Void> backstop = eof.asMono().then(Mono.delay(ABORT_GRACE))
-                    .then(Mono.error(control::abortError));
-            return done(out, await(Mono.firstWithSignal(work, backstop)), bytes.get());
+            ProtocolException overdue = control.abortError();
+            Mono<Void> backstop = eof.asMono().then(Mono.delay(ABORT_GRACE)).then(Mono.error(overdue));
+            Throwable failure = await(Mono.firstWithSignal(work, backstop));
+            if (failure == overdue) {
+                // The job was cancelled: its sinks clean up on their own threads; give them a moment.
+                pause(CLEANUP_MS);
+            }
+            return done(out, failure, bytes.get());
         } finally {
             progress.dispose();
         }
@@ -198,15 +203,17 @@ public final class Agent {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             running.dispose();
-            try {
-                // Cancelled: sinks clean up on their own threads; give them a moment.
-                finished.await(CLEANUP_MS, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException again) {
-                Thread.currentThread().interrupt();
-            }
             return new ProtocolException(ErrorCode.CANCELLED, "the agent was interrupted");
         }
         return failure.get();
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private int done(PrintStream out, Throwable failure, long bytes) {

@@ -122,7 +122,12 @@ public final class RemoteShell {
         return argv;
     }
 
-    /** Starts {@code rdflux agent} on {@code host}; see {@link RemoteAgent}. */
+    /**
+     * Starts {@code rdflux agent} on {@code host}; see {@link RemoteAgent}. Returns at once: how
+     * the start went is told by {@link RemoteAgent#hello()}.
+     *
+     * @throws RemoteException when the remote shell command itself cannot be run here
+     */
     public RemoteAgent startAgent(RemoteHost host) {
         return RemoteAgent.start(this, host);
     }

@@ -1,7 +1,5 @@
 package io.rdmaflux.cli.remote;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -39,7 +40,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 
 /**
  * The agent and its launcher against a real OpenSSH server on 127.0.0.1/.2/.3 (hosts h1, h2,
@@ -266,41 +266,25 @@ class RemoteAgentE2ETest {
 
     @Test
     void closingStdinMidTransferRemovesThePartialFileAndFailsTheSender() throws Exception {
-        Path remoteDir = Files.createDirectory(dir.resolve("dst"));
-        String key = AgentMessage.newKey();
-        RemoteAgent h2 = shell().startAgent(RemoteHost.parse("h2"));
-        Sinks.Empty<Void> flowing = Sinks.empty();
-        var sender = endlessSend(h2, key, remoteDir.resolve("out.bin"), flowing);
-        flowing.asMono().block(LIMIT);
-        awaitPartialFile(remoteDir);
-        h2.dispose();
-        RemoteException e = failure(h2.done());
+        Transfer t = midTransfer("h2");
+        t.agent().dispose();
+        RemoteException e = failure(t.agent().done());
         assertThat(e.remoteStatus()).isEqualTo(75);
-        Throwable sent = catchThrowable(() -> sender.get(LIMIT.toSeconds(), TimeUnit.SECONDS));
-        assertThat(sent).as("the sender must fail, not succeed").isNotNull();
-        h2.exited().block(LIMIT);
-        try (Stream<Path> left = Files.list(remoteDir)) {
-            assertThat(left.toList()).as("partial output left behind").isEmpty();
-        }
+        assertThat(catchThrowable(() -> t.sender().get(LIMIT.toSeconds(), TimeUnit.SECONDS)))
+                .as("the sender must fail, not succeed").isNotNull();
+        t.agent().exited().block(LIMIT);
+        assertNoOutput(t.remoteDir());
     }
 
     @Test
     void theSshClientKilledMidTransferEndsTheAgent() throws Exception {
-        Path remoteDir = Files.createDirectory(dir.resolve("dst"));
-        String key = AgentMessage.newKey();
-        RemoteAgent h3 = shell().startAgent(RemoteHost.parse("h3"));
-        Sinks.Empty<Void> flowing = Sinks.empty();
-        var sender = endlessSend(h3, key, remoteDir.resolve("out.bin"), flowing);
-        flowing.asMono().block(LIMIT);
-        awaitPartialFile(remoteDir);
-        ProcessHandle.of(h3.pid()).ifPresent(ProcessHandle::destroyForcibly);
-        RemoteException e = failure(h3.done());
+        Transfer t = midTransfer("h3");
+        ProcessHandle.of(t.agent().pid()).ifPresent(ProcessHandle::destroyForcibly);
+        RemoteException e = failure(t.agent().done());
         assertThat(e.kind()).isEqualTo(Kind.LOST);
-        assertThat(catchThrowable(() -> sender.get(LIMIT.toSeconds(), TimeUnit.SECONDS))).isNotNull();
+        assertThat(catchThrowable(() -> t.sender().get(LIMIT.toSeconds(), TimeUnit.SECONDS))).isNotNull();
         assertThat(awaitGone(Duration.ofSeconds(20))).isEmpty();
-        try (Stream<Path> left = Files.list(remoteDir)) {
-            assertThat(left.toList()).as("partial output left behind").isEmpty();
-        }
+        assertNoOutput(t.remoteDir());
     }
 
     @Test
@@ -312,7 +296,7 @@ class RemoteAgentE2ETest {
                 "-cp", classpath, KilledCoordinator.class.getName(),
                 sshd.rsh(), ShellWords.quote(tool.toString()), "h2", remoteDir.resolve("out.bin").toString(), key)
                 .redirectError(dir.resolve("coordinator.stderr").toFile()).start();
-        java.util.concurrent.CompletableFuture<Void> sender;
+        CompletableFuture<Void> sender;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(coordinator.getInputStream(),
                 StandardCharsets.UTF_8))) {
             String[] listening = Mono.fromCallable(out::readLine)
@@ -320,9 +304,8 @@ class RemoteAgentE2ETest {
             assertThat(listening[0]).isEqualTo("LISTENING");
             // The data comes from here, so its connection outlives the coordinator: only the
             // agent's stdin ending can stop the transfer.
-            Flux<Chunk> endless = Flux.generate(s -> s.next(Chunk.wrap(ByteBuffer.allocate(64 << 10))));
             sender = FluxSender.create().host(listening[1]).port(Integer.parseInt(listening[2])).key(key)
-                    .transport(TransportKind.TCP).send(StreamMetadata.empty(), session -> endless).toFuture();
+                    .transport(TransportKind.TCP).send(StreamMetadata.empty(), session -> endless()).toFuture();
             awaitPartialFile(remoteDir);
             assertThat(markedProcesses()).as("the agent runs").isNotEmpty();
             coordinator.destroyForcibly();
@@ -334,9 +317,7 @@ class RemoteAgentE2ETest {
         assertThat(catchThrowable(() -> sender.get(LIMIT.toSeconds(), TimeUnit.SECONDS)))
                 .as("the sender must fail, not succeed").isNotNull();
         assertThat(awaitGone(Duration.ofSeconds(30))).as("left running").isEmpty();
-        try (Stream<Path> left = Files.list(remoteDir)) {
-            assertThat(left.toList()).as("partial output left behind").isEmpty();
-        }
+        assertNoOutput(remoteDir);
     }
 
     @Test
@@ -362,15 +343,30 @@ class RemoteAgentE2ETest {
 
     // ---- helpers
 
-    private java.util.concurrent.CompletableFuture<Void> endlessSend(RemoteAgent agent, String key, Path remote,
-                                                                     Sinks.Empty<Void> flowing) {
-        agent.submit(job(receive(key), file(remote))).block(LIMIT);
+    /** An agent on {@code host} receiving endless data from here into a file, caught mid-way. */
+    private record Transfer(RemoteAgent agent, CompletableFuture<Void> sender, Path remoteDir) {
+    }
+
+    private Transfer midTransfer(String host) throws Exception {
+        Path remoteDir = Files.createDirectory(dir.resolve("dst"));
+        String key = AgentMessage.newKey();
+        RemoteAgent agent = shell().startAgent(RemoteHost.parse(host));
+        agent.submit(job(receive(key), file(remoteDir.resolve("out.bin")))).block(LIMIT);
         int port = agent.listening().block(LIMIT).port();
-        Flux<Chunk> endless = Flux.generate(s -> s.next(Chunk.wrap(ByteBuffer.allocate(64 << 10))));
-        return FluxSender.create().host(agent.dataAddress().block(LIMIT)).port(port).key(key)
-                .transport(TransportKind.TCP)
-                .send(StreamMetadata.empty(), session -> endless.doOnSubscribe(s -> flowing.tryEmitEmpty()))
-                .toFuture();
+        CompletableFuture<Void> sender = FluxSender.create().host(agent.dataAddress().block(LIMIT)).port(port).key(key)
+                .transport(TransportKind.TCP).send(StreamMetadata.empty(), session -> endless()).toFuture();
+        awaitPartialFile(remoteDir);
+        return new Transfer(agent, sender, remoteDir);
+    }
+
+    private static Flux<Chunk> endless() {
+        return Flux.generate(s -> s.next(Chunk.wrap(ByteBuffer.allocate(64 << 10))));
+    }
+
+    private static void assertNoOutput(Path remoteDir) throws IOException {
+        try (Stream<Path> left = Files.list(remoteDir)) {
+            assertThat(left.toList()).as("partial output left behind").isEmpty();
+        }
     }
 
     /** Waits for the sink's temporary file, so that the stream is surely mid-way. */
@@ -435,16 +431,13 @@ class RemoteAgentE2ETest {
         return found;
     }
 
+    /** Waits for this test's processes to end; kills and returns those still there after {@code timeout}. */
     private List<Long> awaitGone(Duration timeout) throws InterruptedException {
-        long end = System.nanoTime() + timeout.toNanos();
-        List<Long> left = markedProcesses();
-        while (!left.isEmpty() && System.nanoTime() < end) {
-            Thread.sleep(50);
-            left = markedProcesses();
-        }
+        List<Long> left = SshServer.awaitEmpty(this::markedProcesses, timeout);
         left.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
         return left;
     }
+
 
     private static AgentMessage.Job job(Map<String, Object> source, Map<String, Object> sink) {
         return job(source, List.of(), sink);

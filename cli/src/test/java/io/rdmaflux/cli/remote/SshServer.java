@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -99,14 +100,20 @@ public class SshServer implements AutoCloseable {
 
     /** Waits until no session is left, at most {@code timeout}; returns what is still there. */
     public List<ProcessHandle> awaitNoSessions(Duration timeout) throws InterruptedException {
+        return awaitEmpty(this::sessions, timeout);
+    }
+
+    /** Polls {@code probe} until it finds nothing, at most {@code timeout}; returns its last finding. */
+    static <T> List<T> awaitEmpty(Supplier<List<T>> probe, Duration timeout) throws InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
-        List<ProcessHandle> left = sessions();
+        List<T> left = probe.get();
         while (!left.isEmpty() && System.nanoTime() < end) {
             Thread.sleep(50);
-            left = sessions();
+            left = probe.get();
         }
         return left;
     }
+
 
     /** Stops sshd and every session process, and removes the directory. */
     @Override
