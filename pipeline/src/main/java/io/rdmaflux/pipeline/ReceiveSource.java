@@ -1,0 +1,158 @@
+package io.rdmaflux.pipeline;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.channel.FluxReceiver;
+import io.rdmaflux.codec.AesGcmStage;
+import io.rdmaflux.codec.CodecChain;
+import io.rdmaflux.codec.CodecContext;
+import io.rdmaflux.connector.SinkResult;
+import io.rdmaflux.pipeline.config.ValueType;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.transport.TransportKind;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The channel's receiving end as a pipeline source: listens, takes the first stream whose
+ * sender authenticates, decodes the codec chain that sender announced (as {@code rdrecv} does),
+ * and passes the plain bytes on. Connections that are not rdma-flux senders are logged and
+ * ignored. Immutable.
+ *
+ * <pre>{@code
+ * Pipeline.from(ReceiveSource.create(0, key).requireEncryption(true))
+ *         .to(FileSink.of(out))
+ *         .listener(new PipelineListener() {
+ *             public void onListening(InetSocketAddress a) { System.err.println("port " + a.getPort()); }
+ *         })
+ *         .run();
+ * }</pre>
+ *
+ * <p>The run completes only after the sender has been told the stream arrived (its END_ACK),
+ * so the process may exit at once. With port 0 the port is picked when the source binds and
+ * reported to {@link PipelineListener#onListening}.
+ */
+public final class ReceiveSource implements PipelineSource {
+
+    private final String bind;
+    private final int port;
+    private final byte[] key;
+    private final TransportKind transport;
+    private final ChannelOptions options;
+    private final Duration timeout;
+    private final boolean requireEncryption;
+
+    private ReceiveSource(String bind, int port, byte[] key, TransportKind transport, ChannelOptions options,
+                          Duration timeout, boolean requireEncryption) {
+        this.bind = bind;
+        this.port = port;
+        this.key = key;
+        this.transport = transport;
+        this.options = options;
+        this.timeout = timeout;
+        this.requireEncryption = requireEncryption;
+    }
+
+    /** A source listening on all interfaces at {@code port} (0: pick one), with the shared key. */
+    public static ReceiveSource create(int port, byte[] key) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be between 0 and 65535, was " + port);
+        }
+        return new ReceiveSource("0.0.0.0", port, Objects.requireNonNull(key, "key").clone(), TransportKind.AUTO,
+                ChannelOptions.defaults(), Duration.ZERO, false);
+    }
+
+    /** The local address to listen on (default: all interfaces). */
+    public ReceiveSource bind(String address) {
+        return new ReceiveSource(Objects.requireNonNull(address), port, key, transport, options, timeout, requireEncryption);
+    }
+
+    /** AUTO (RDMA and TCP on the same port when RDMA is usable), RDMA or TCP. */
+    public ReceiveSource transport(TransportKind transport) {
+        return new ReceiveSource(bind, port, key, Objects.requireNonNull(transport), options, timeout, requireEncryption);
+    }
+
+    public ReceiveSource options(ChannelOptions options) {
+        return new ReceiveSource(bind, port, key, transport, Objects.requireNonNull(options), timeout, requireEncryption);
+    }
+
+    /**
+     * How long to wait for a sender (zero, the default: as long as it takes). Only the wait is
+     * limited; a stream that arrived takes as long as it needs.
+     */
+    public ReceiveSource timeout(Duration timeout) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative");
+        }
+        return new ReceiveSource(bind, port, key, transport, options, timeout, requireEncryption);
+    }
+
+    /**
+     * Whether to refuse a stream whose sender did not encrypt it. Without it, someone on the
+     * path could strip encryption from the chain the sender announced.
+     */
+    public ReceiveSource requireEncryption(boolean require) {
+        return new ReceiveSource(bind, port, key, transport, options, timeout, require);
+    }
+
+    @Override
+    public Mono<SinkResult> open(Downstream downstream) {
+        return Mono.defer(() -> {
+            AtomicReference<SinkResult> result = new AtomicReference<>();
+            AtomicBoolean arrived = new AtomicBoolean();
+            Mono<Void> work = FluxReceiver.create()
+                    .host(bind).port(port).key(key).transport(transport).options(options)
+                    .handle(in -> {
+                        arrived.set(true);
+                        // The chain travels in the metadata: refused here, before data, if unknown.
+                        CodecChain chain = CodecChain.parse(in.metadata().codecs(), downstream.codecs());
+                        if (requireEncryption && !chain.contains(AesGcmStage.NAME)) {
+                            throw new ProtocolException(ErrorCode.CODEC, "the sender did not encrypt the stream "
+                                    + "(require-encryption is set); encrypt on the sending side (aes-256-gcm)");
+                        }
+                        ChannelCodecs.prepare(chain);
+                        AtomicLong wire = new AtomicLong();
+                        Flux<Chunk> data = in.receiveChunks().doOnNext(c -> wire.addAndGet(c.remaining()));
+                        if (!chain.isEmpty()) {
+                            data = chain.decode(data, CodecContext.forSession(in.session(), key));
+                        }
+                        return downstream.accept(new SourceStream(data, in.metadata(), wire::get))
+                                .doOnNext(result::set)
+                                .then();
+                    })
+                    .bindOne()
+                    .flatMap(server -> {
+                        try {
+                            downstream.listener().onListening(server.address());
+                        } catch (RuntimeException e) {
+                            server.dispose();
+                            throw e;
+                        }
+                        return server.outcome();
+                    });
+            if (!timeout.isZero()) {
+                Mono<Void> deadline = Mono.delay(timeout).flatMap(x -> arrived.get() ? Mono.never()
+                        : Mono.error(new ProtocolException(ErrorCode.TIMEOUT, "no sender arrived within "
+                                + ValueType.formatDuration(timeout))));
+                work = Mono.firstWithSignal(work, deadline);
+            }
+            return work.then(Mono.fromSupplier(result::get));
+        });
+    }
+
+    @Override
+    public String describe() {
+        return "receive on " + bind + ":" + port;
+    }
+
+    @Override
+    public String toString() {
+        return "ReceiveSource[" + bind + ":" + port + ", " + transport + "]";
+    }
+}

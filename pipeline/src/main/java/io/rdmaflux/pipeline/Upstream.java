@@ -1,0 +1,95 @@
+package io.rdmaflux.pipeline;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.codec.ChunkFlux;
+import io.rdmaflux.codec.CodecChain;
+import io.rdmaflux.codec.CodecContext;
+import io.rdmaflux.codec.CodecRegistry;
+import io.rdmaflux.codec.CodecSpec;
+import io.rdmaflux.codec.CodecStage;
+import io.rdmaflux.protocol.StreamMetadata;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import reactor.core.publisher.Flux;
+
+/**
+ * The stream as a {@link PipelineSink} sees it: the source's data with the pipeline's stages
+ * still to apply, so that a sink with a session (the channel) can apply them with that
+ * session's keys, and announce them.
+ */
+public final class Upstream {
+
+    private final SourceStream stream;
+    private final CodecChain chain;
+    private final List<CodecStage> stages;
+    private final int blockSize;
+    private final PipelineListener listener;
+    private final PipelineMetrics metrics;
+    private final AtomicBoolean taken = new AtomicBoolean();
+
+    Upstream(SourceStream stream, CodecChain chain, List<CodecStage> stages, int blockSize, PipelineListener listener,
+             PipelineMetrics metrics) {
+        this.stream = stream;
+        this.chain = chain;
+        this.stages = stages;
+        this.blockSize = blockSize;
+        this.listener = listener;
+        this.metrics = metrics;
+    }
+
+    /** The source's metadata (name, size), without any codec chain: what a plain sink may use. */
+    public StreamMetadata metadata() {
+        return stream.metadata().with(StreamMetadata.CODECS, null);
+    }
+
+    /**
+     * The metadata to send along with the encoded stream: {@link #metadata()} with the
+     * pipeline's chain as {@link StreamMetadata#CODECS}, so the receiver can undo it.
+     */
+    public StreamMetadata announcedMetadata() {
+        StreamMetadata m = metadata();
+        return chain.isEmpty() ? m : m.with(StreamMetadata.CODECS, chain.format());
+    }
+
+    /** The pipeline's stages, in order. */
+    public CodecChain chain() {
+        return chain;
+    }
+
+    /**
+     * The stream encoded by the stages with {@code context} (its block size is set by the
+     * pipeline to fit the sink's frames). Marks the start of the run. Call once; the chunks
+     * follow the {@link io.rdmaflux.connector.Source} ownership rule.
+     */
+    public Flux<Chunk> data(CodecContext context) {
+        if (!taken.compareAndSet(false, true)) {
+            return Flux.error(new IllegalStateException("the pipeline's data was already taken"));
+        }
+        metrics.start();
+        listener.onStart(metrics);
+        // hide(): without it a synchronous source (Flux.generate) fuses into the stages'
+        // concatMapIterable, whose cancel drains a fused queue by polling it: an endless
+        // generator is then polled forever on the cancelling thread.
+        Flux<Chunk> f = stream.data().hide().doOnNext(c -> {
+            int n = c.remaining();
+            metrics.add(0, n);
+            listener.onSourceBytes(n);
+        });
+        if (stages.isEmpty()) {
+            return f;
+        }
+        CodecContext ctx = context.withBlockSize(blockSize);
+        f = ChunkFlux.split(f, blockSize);
+        List<CodecSpec> specs = chain.specs();
+        for (int i = 0; i < stages.size(); i++) {
+            int boundary = i + 1;
+            f = stages.get(i).encoder(specs.get(i), ctx).apply(f).doOnNext(c -> metrics.add(boundary, c.remaining()));
+        }
+        return f.doOnDiscard(Chunk.class, Chunk::releaseQuietly);
+    }
+
+    /** The stages of {@code chain}, resolved one by one so that each can be measured. */
+    static List<CodecStage> resolve(CodecChain chain, CodecRegistry codecs) {
+        return chain.specs().stream().map(codecs::resolve).toList();
+    }
+}

@@ -1,0 +1,109 @@
+package io.rdmaflux.pipeline.builtin;
+
+import static io.rdmaflux.pipeline.config.OptionSpec.optional;
+
+import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.pipeline.config.OptionSpec;
+import io.rdmaflux.pipeline.config.OptionValues;
+import io.rdmaflux.pipeline.config.ValueType;
+import io.rdmaflux.transport.TransportKind;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/** The options both channel ends share: the key, the transport, frames and liveness. */
+final class ChannelSettings {
+
+    /** The variable the key comes from when no key option is given, as for rdsend and rdrecv. */
+    static final String KEY_ENV_DEFAULT = "RDFLUX_KEY";
+
+    static final OptionSpec<Path> KEY_FILE = optional("key-file", ValueType.path(), null,
+            "Read the shared key from this file (a trailing newline is ignored); make it readable by you only.");
+    static final OptionSpec<String> KEY_ENV = optional("key-env", ValueType.string(), null,
+            "Read the shared key from this environment variable. With no key option at all, " + KEY_ENV_DEFAULT
+                    + " is used.");
+    static final OptionSpec<String> KEY = optional("key", ValueType.string(), null,
+            "The shared key itself; anyone who can read the pipeline file can read it: prefer key-file or key-env.")
+            .secret();
+    static final OptionSpec<String> TRANSPORT = optional("transport", ValueType.oneOf("auto", "rdma", "tcp"), "auto",
+            "auto uses RDMA when both hosts can, TCP otherwise; rdma fails if RDMA is unusable.");
+    static final OptionSpec<Long> FRAME_SIZE = optional("frame-size", ValueType.size(4L << 10, 64L << 20), 1L << 20,
+            "The largest data frame; larger frames cost less per byte (on RDMA they are pinned memory).");
+    static final OptionSpec<Integer> SLOTS = optional("slots", ValueType.integer(2, 4096), 16,
+            "Frames in flight: the receive ring and the send slots; buffer memory is about frame-size x slots.");
+    static final OptionSpec<Duration> IDLE_TIMEOUT = optional("idle-timeout", ValueType.duration(),
+            Duration.ofSeconds(30), "Fail the stream when nothing is heard from the peer for this long.");
+
+    private static final Duration HEARTBEAT = Duration.ofSeconds(2);
+
+    private ChannelSettings() {
+    }
+
+    /** The key options, then transport, frame size, slots and idle timeout. */
+    static List<OptionSpec<?>> common() {
+        return List.of(KEY_FILE, KEY_ENV, KEY, TRANSPORT, FRAME_SIZE, SLOTS, IDLE_TIMEOUT);
+    }
+
+    /** Refuses conflicting or unusable key options, and an idle timeout too short to mean anything. */
+    static void validate(OptionValues v) {
+        key(v);
+        if (v.get(IDLE_TIMEOUT).compareTo(Duration.ofSeconds(1)) < 0) {
+            throw OptionValues.invalid(IDLE_TIMEOUT, "must be at least 1s");
+        }
+    }
+
+    /** The key bytes, from exactly one of key-file, key-env, key, else $RDFLUX_KEY. */
+    static byte[] key(OptionValues v) {
+        int given = (v.isSet(KEY_FILE) ? 1 : 0) + (v.isSet(KEY_ENV) ? 1 : 0) + (v.isSet(KEY) ? 1 : 0);
+        if (given > 1) {
+            OptionSpec<?> second = v.isSet(KEY) ? KEY : KEY_ENV;
+            throw OptionValues.invalid(second, "give only one of key-file, key-env and key");
+        }
+        if (v.isSet(KEY_FILE)) {
+            Path file = v.get(KEY_FILE);
+            String s;
+            try {
+                s = Files.readString(file, StandardCharsets.UTF_8);
+            } catch (NoSuchFileException e) {
+                throw OptionValues.invalid(KEY_FILE, "cannot read " + file + ": no such file");
+            } catch (IOException | SecurityException e) {
+                throw OptionValues.invalid(KEY_FILE, "cannot read " + file + ": " + e.getMessage());
+            }
+            s = s.endsWith("\r\n") ? s.substring(0, s.length() - 2) : s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
+            if (s.isEmpty()) {
+                throw OptionValues.invalid(KEY_FILE, "key file " + file + " is empty");
+            }
+            return s.getBytes(StandardCharsets.UTF_8);
+        }
+        if (v.isSet(KEY)) {
+            return v.get(KEY).getBytes(StandardCharsets.UTF_8);
+        }
+        String name = v.isSet(KEY_ENV) ? v.get(KEY_ENV) : KEY_ENV_DEFAULT;
+        String value = System.getenv(name);
+        if (value == null || value.isEmpty()) {
+            throw OptionValues.invalid(v.isSet(KEY_ENV) ? KEY_ENV : null, v.isSet(KEY_ENV)
+                    ? "environment variable " + name + " is " + (value == null ? "not set" : "empty")
+                    : "no key: give key-file, key-env or key (or set " + KEY_ENV_DEFAULT + ")");
+        }
+        return value.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static TransportKind transport(OptionValues v) {
+        return TransportKind.parse(v.get(TRANSPORT));
+    }
+
+    static ChannelOptions options(OptionValues v) {
+        Duration idle = v.get(IDLE_TIMEOUT);
+        Duration heartbeat = idle.compareTo(HEARTBEAT.multipliedBy(2)) < 0 ? idle.dividedBy(2) : HEARTBEAT;
+        int slots = v.get(SLOTS);
+        return ChannelOptions.defaults()
+                .withFrameSize(v.get(FRAME_SIZE).intValue())
+                .withReceiveSlots(slots)
+                .withSendSlots(slots)
+                .withLiveness(heartbeat, idle);
+    }
+}

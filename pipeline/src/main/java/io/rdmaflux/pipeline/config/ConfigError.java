@@ -1,0 +1,35 @@
+package io.rdmaflux.pipeline.config;
+
+/**
+ * One problem in a pipeline configuration, printed as one line:
+ * {@code pipeline.yaml:7: sink.port: expected an integer 1-65535, got 'abc'}.
+ *
+ * @param file    the file's name as the user gave it, or null for a configuration built in code
+ * @param line    the line, counted from 1; 0 when unknown
+ * @param key     where in the configuration, such as {@code sink.port} or {@code stages[1].type};
+ *                null for the file as a whole
+ * @param message what is wrong and, where it helps, what would be right
+ */
+public record ConfigError(String file, int line, String key, String message) implements Comparable<ConfigError> {
+
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder();
+        if (file != null) {
+            b.append(file);
+            if (line > 0) {
+                b.append(':').append(line);
+            }
+            b.append(": ");
+        }
+        if (key != null) {
+            b.append(key).append(": ");
+        }
+        return b.append(message).toString();
+    }
+
+    @Override
+    public int compareTo(ConfigError o) {
+        return Integer.compare(line, o.line);
+    }
+}

@@ -1,0 +1,40 @@
+package io.rdmaflux.pipeline.config;
+
+/** Whole numbers in a range. */
+final class IntegerType implements ValueType<Integer> {
+
+    private final int min;
+    private final int max;
+
+    IntegerType(int min, int max) {
+        if (min > max) {
+            throw new IllegalArgumentException("min > max");
+        }
+        this.min = min;
+        this.max = max;
+    }
+
+    @Override
+    public String name() {
+        return "integer " + min + (min >= 0 ? "-" : "..") + max;
+    }
+
+    @Override
+    public String description() {
+        return min >= 0 ? "an integer " + min + "-" + max : "an integer from " + min + " to " + max;
+    }
+
+    @Override
+    public Integer parse(String text) {
+        long v;
+        try {
+            v = Long.parseLong(text.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not an integer", e);
+        }
+        if (v < min || v > max) {
+            throw new IllegalArgumentException("out of range");
+        }
+        return (int) v;
+    }
+}

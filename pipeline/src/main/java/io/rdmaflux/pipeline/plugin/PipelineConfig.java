@@ -1,0 +1,217 @@
+package io.rdmaflux.pipeline.plugin;
+
+import io.rdmaflux.codec.CodecChain;
+import io.rdmaflux.codec.CodecSpec;
+import io.rdmaflux.pipeline.Pipeline;
+import io.rdmaflux.pipeline.PipelineSink;
+import io.rdmaflux.pipeline.PipelineSource;
+import io.rdmaflux.pipeline.config.ConfigError;
+import io.rdmaflux.pipeline.config.ConfigException;
+import io.rdmaflux.pipeline.config.OptionValues;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A validated pipeline configuration: which plugin is the source, which the stages, which the
+ * sink, and each one's checked options. Made from YAML ({@link #parse}, {@link #load}: the
+ * {@code rdflux run} format) or in code ({@link #builder}); both are validated the same way,
+ * so a coordinator that builds a pipeline for a remote host gets the same checks and messages
+ * as a user's file. Nothing is opened until {@link #toPipeline()}'s pipeline runs.
+ *
+ * <pre>{@code
+ * PluginRegistry plugins = PluginRegistry.load(PluginRegistry.defaultDirectory(System.getenv()));
+ * PipelineConfig config = PipelineConfig.load(Path.of("pipeline.yaml"), plugins);  // ConfigException lists all errors
+ * PipelineResult result = config.toPipeline().run().block();
+ *
+ * PipelineConfig sameInCode = PipelineConfig.builder(plugins)
+ *         .source("file", Map.of("path", "/data/in.bin"))
+ *         .stage("zstd", Map.of("level", 3))
+ *         .sink("send", Map.of("host", "backup", "port", 7691, "key-env", "RDFLUX_KEY"))
+ *         .build();
+ * }</pre>
+ */
+public final class PipelineConfig {
+
+    /**
+     * One configured plugin.
+     *
+     * @param plugin the plugin
+     * @param values its checked options
+     * @param <P>    source, stage or sink plugin
+     */
+    public record Part<P extends Plugin>(P plugin, OptionValues values) {
+    }
+
+    private final String file;
+    private final PluginRegistry registry;
+    private final Part<SourcePlugin> source;
+    private final List<Part<StagePlugin>> stages;
+    private final Part<SinkPlugin> sink;
+
+    PipelineConfig(String file, PluginRegistry registry, Part<SourcePlugin> source, List<Part<StagePlugin>> stages,
+                   Part<SinkPlugin> sink) {
+        this.file = file;
+        this.registry = registry;
+        this.source = source;
+        this.stages = List.copyOf(stages);
+        this.sink = sink;
+    }
+
+    /**
+     * Parses and validates a pipeline in YAML.
+     *
+     * @param yaml     the text
+     * @param fileName the name errors give for it (as the user wrote the path)
+     * @param env      the environment {@code ${VAR}} expands from
+     * @throws ConfigException with every problem found, each naming the file, line and key
+     */
+    public static PipelineConfig parse(String yaml, String fileName, PluginRegistry registry, Map<String, String> env) {
+        Objects.requireNonNull(fileName, "fileName");
+        List<ConfigError> errors = new ArrayList<>();
+        RawPipeline raw = YamlReader.read(yaml, fileName, env, errors);
+        PipelineConfig config = raw == null ? null : Validator.validate(raw, fileName, registry, errors);
+        if (!errors.isEmpty()) {
+            throw new ConfigException(errors);
+        }
+        return config;
+    }
+
+    /**
+     * Reads, parses and validates a pipeline file, expanding variables from this process's
+     * environment.
+     *
+     * @throws IOException     when the file cannot be read
+     * @throws ConfigException when it does not validate
+     */
+    public static PipelineConfig load(Path file, PluginRegistry registry) throws IOException {
+        return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString(), registry, System.getenv());
+    }
+
+    /** A configuration built in code, with the same checks as a file's. */
+    public static Builder builder(PluginRegistry registry) {
+        return new Builder(registry);
+    }
+
+    public Part<SourcePlugin> source() {
+        return source;
+    }
+
+    public List<Part<StagePlugin>> stages() {
+        return stages;
+    }
+
+    public Part<SinkPlugin> sink() {
+        return sink;
+    }
+
+    public PluginRegistry registry() {
+        return registry;
+    }
+
+    /** The codec chain the stages make. */
+    public CodecChain chain() {
+        List<CodecSpec> specs = stages.stream().map(p -> p.plugin().spec(p.values())).toList();
+        return CodecChain.of(specs, registry.codecs());
+    }
+
+    /**
+     * The pipeline this configuration describes. Makes the sink, then the source (which reads
+     * chunks of the stages' block size); either may check the world and throw a
+     * {@link io.rdmaflux.connector.ConnectorException} (a missing input file), but nothing is
+     * opened until the pipeline runs.
+     */
+    public Pipeline toPipeline() {
+        CodecChain chain = chain();
+        PipelineSink s = sink.plugin().create(sink.values(), new PluginContext(Pipeline.blockSize(chain, 0),
+                registry.codecs()));
+        PluginContext context = new PluginContext(Pipeline.blockSize(chain, s.frameSize()), registry.codecs());
+        PipelineSource src = source.plugin().create(source.values(), context);
+        return Pipeline.from(src).via(chain).to(s).codecs(registry.codecs());
+    }
+
+    /** "file -> zstd -> send", for messages. */
+    public String describe() {
+        List<String> parts = new ArrayList<>();
+        parts.add(source.plugin().name());
+        stages.forEach(p -> parts.add(p.plugin().name()));
+        parts.add(sink.plugin().name());
+        return String.join(" -> ", parts);
+    }
+
+    /** The file this configuration was read from, as named, or null when built in code. */
+    public String file() {
+        return file;
+    }
+
+    /**
+     * Builds a configuration in code. Option values are given as they would be written in a
+     * file: text, numbers and booleans (their {@code toString()}), and lists of those for list
+     * options. No variables are expanded.
+     */
+    public static final class Builder {
+
+        private final PluginRegistry registry;
+        private RawPlugin source;
+        private final List<RawPlugin> stages = new ArrayList<>();
+        private RawPlugin sink;
+
+        private Builder(PluginRegistry registry) {
+            this.registry = Objects.requireNonNull(registry, "registry");
+        }
+
+        public Builder source(String type, Map<String, ?> options) {
+            source = raw("source", type, options);
+            return this;
+        }
+
+        public Builder stage(String type, Map<String, ?> options) {
+            stages.add(raw("stages[" + stages.size() + "]", type, options));
+            return this;
+        }
+
+        public Builder sink(String type, Map<String, ?> options) {
+            sink = raw("sink", type, options);
+            return this;
+        }
+
+        /** The validated configuration; throws {@link ConfigException} with every problem. */
+        public PipelineConfig build() {
+            List<ConfigError> errors = new ArrayList<>();
+            if (source == null) {
+                errors.add(new ConfigError(null, 0, "source", "missing (a pipeline needs a source and a sink)"));
+            }
+            if (sink == null) {
+                errors.add(new ConfigError(null, 0, "sink", "missing (a pipeline needs a source and a sink)"));
+            }
+            PipelineConfig config = Validator.validate(new RawPipeline(0, source, stages, sink), null, registry, errors);
+            if (!errors.isEmpty()) {
+                throw new ConfigException(errors);
+            }
+            return config;
+        }
+
+        private static RawPlugin raw(String path, String type, Map<String, ?> options) {
+            Map<String, RawValue> values = new LinkedHashMap<>();
+            options.forEach((k, v) -> values.put(k, value(path + "." + k, v)));
+            return new RawPlugin(path, 0, RawValue.scalar(path + ".type", 0, Objects.requireNonNull(type, "type")), values);
+        }
+
+        private static RawValue value(String key, Object v) {
+            if (v instanceof List<?> list) {
+                List<RawValue> items = new ArrayList<>();
+                for (int i = 0; i < list.size(); i++) {
+                    items.add(value(key + "[" + i + "]", list.get(i)));
+                }
+                return RawValue.list(key, 0, items);
+            }
+            return RawValue.scalar(key, 0, v == null ? null : v.toString());
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package io.rdmaflux.pipeline.plugin;
+
+import io.rdmaflux.codec.CodecRegistry;
+import io.rdmaflux.codec.CodecStage;
+import io.rdmaflux.pipeline.config.ConfigError;
+import io.rdmaflux.pipeline.config.ConfigException;
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.CodeSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.stream.Stream;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * The sources, sinks and stages a process knows: the built-in ones, those on the class path,
+ * and those in the jars of a plugin directory, all found with {@link ServiceLoader}. The jars
+ * of a directory share one class loader of their own whose parent is the tool's, so a plugin
+ * sees the project's API but not another directory's classes, and cannot replace a built-in
+ * class. Stages are the codec stages of the same class loader (see {@link StagePlugin}).
+ *
+ * <p>When two plugins of one kind have the same name, the first found wins (built-ins and the
+ * class path come before plugin jars) and the other is ignored with a warning.
+ */
+public final class PluginRegistry {
+
+    /** The environment variable naming the plugin directory. */
+    public static final String ENV = "RDFLUX_PLUGINS";
+
+    private static final Logger log = Loggers.getLogger(PluginRegistry.class);
+
+    private final Map<String, SourcePlugin> sources;
+    private final Map<String, SinkPlugin> sinks;
+    private final Map<String, StagePlugin> stages;
+    private final CodecRegistry codecs;
+    private final ClassLoader pluginLoader;
+
+    private PluginRegistry(Map<String, SourcePlugin> sources, Map<String, SinkPlugin> sinks,
+                           Map<String, StagePlugin> stages, CodecRegistry codecs, ClassLoader pluginLoader) {
+        this.sources = sources;
+        this.sinks = sinks;
+        this.stages = stages;
+        this.codecs = codecs;
+        this.pluginLoader = pluginLoader;
+    }
+
+    /** The plugins on this module's class path (built-ins, and any jar on the class path). */
+    public static PluginRegistry builtins() {
+        return load(PluginRegistry.class.getClassLoader(), null);
+    }
+
+    /**
+     * The plugins on the class path and in the jars of {@code directory} (a missing directory
+     * holds none).
+     *
+     * @throws ConfigException (one error naming the directory or jar) when a jar cannot be read
+     *                         or a plugin in it cannot be loaded
+     */
+    public static PluginRegistry load(Path directory) {
+        if (!Files.isDirectory(directory)) {
+            return builtins();
+        }
+        List<URL> jars = new ArrayList<>();
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path p : files.filter(f -> f.getFileName().toString().endsWith(".jar")).sorted().toList()) {
+                jars.add(p.toUri().toURL());
+            }
+        } catch (IOException e) {
+            throw failure(directory.toString(), "cannot list the plugin directory: " + e.getMessage());
+        }
+        if (jars.isEmpty()) {
+            return builtins();
+        }
+        ClassLoader loader = new URLClassLoader("rdflux-plugins", jars.toArray(URL[]::new),
+                PluginRegistry.class.getClassLoader());
+        return load(loader, directory);
+    }
+
+    /**
+     * The plugin directory when none is given: {@code $RDFLUX_PLUGINS} when set, else
+     * {@code ~/.config/rdflux/plugins}.
+     */
+    public static Path defaultDirectory(Map<String, String> env) {
+        String dir = env.get(ENV);
+        if (dir != null && !dir.isEmpty()) {
+            return Path.of(dir);
+        }
+        return Path.of(System.getProperty("user.home"), ".config", "rdflux", "plugins");
+    }
+
+    private static PluginRegistry load(ClassLoader loader, Path directory) {
+        String where = directory == null ? "the class path" : directory.toString();
+        try {
+            Map<String, SourcePlugin> sources = byName(ServiceLoader.load(SourcePlugin.class, loader), "source");
+            Map<String, SinkPlugin> sinks = byName(ServiceLoader.load(SinkPlugin.class, loader), "sink");
+            Map<String, StagePlugin> described = byName(ServiceLoader.load(StagePlugin.class, loader), "stage");
+            CodecRegistry codecs = CodecRegistry.load(loader);
+            Map<String, StagePlugin> stages = new LinkedHashMap<>();
+            for (CodecStage stage : codecs.stages()) {
+                StagePlugin p = described.remove(stage.name());
+                stages.put(stage.name(), p != null ? p : new CodecStagePlugin(stage));
+            }
+            described.keySet().forEach(name -> log.warn("stage plugin '{}' ignored: no codec stage of that name "
+                    + "is registered (META-INF/services/io.rdmaflux.codec.CodecStage)", name));
+            return new PluginRegistry(sources, sinks, stages, codecs, directory == null ? null : loader);
+        } catch (ServiceConfigurationError | LinkageError e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw failure(where, "cannot load a plugin: " + e.getMessage()
+                    + (cause != e ? " (" + cause + ")" : ""));
+        }
+    }
+
+    private static <P extends Plugin> Map<String, P> byName(ServiceLoader<P> loader, String kind) {
+        Map<String, P> out = new LinkedHashMap<>();
+        for (P p : loader) {
+            P first = out.putIfAbsent(p.name(), p);
+            if (first != null) {
+                log.warn("{} plugin '{}' of {} ignored: {} has that name already", kind, p.name(), origin(p.getClass()),
+                        origin(first.getClass()));
+            }
+        }
+        return out;
+    }
+
+    private static ConfigException failure(String where, String message) {
+        return new ConfigException(List.of(new ConfigError(where, 0, null, message.replace('\n', ' '))));
+    }
+
+    public Optional<SourcePlugin> source(String name) {
+        return Optional.ofNullable(sources.get(name));
+    }
+
+    public Optional<SinkPlugin> sink(String name) {
+        return Optional.ofNullable(sinks.get(name));
+    }
+
+    public Optional<StagePlugin> stage(String name) {
+        return Optional.ofNullable(stages.get(name));
+    }
+
+    public Collection<SourcePlugin> sources() {
+        return sources.values();
+    }
+
+    public Collection<SinkPlugin> sinks() {
+        return sinks.values();
+    }
+
+    public Collection<StagePlugin> stages() {
+        return stages.values();
+    }
+
+    /** The codec stages, for resolving chains (those a receiver is announced, too). */
+    public CodecRegistry codecs() {
+        return codecs;
+    }
+
+    /**
+     * Where a plugin comes from: the jar's file name for a plugin directory's, otherwise null
+     * (built in, or on the class path).
+     */
+    public String origin(Plugin plugin) {
+        Class<?> c = plugin instanceof CodecStagePlugin a ? a.stage().getClass() : plugin.getClass();
+        if (pluginLoader == null || c.getClassLoader() != pluginLoader) {
+            return null;
+        }
+        return origin(c);
+    }
+
+    private static String origin(Class<?> c) {
+        CodeSource cs = c.getProtectionDomain().getCodeSource();
+        if (cs == null || cs.getLocation() == null) {
+            return c.getName();
+        }
+        try {
+            return Path.of(cs.getLocation().toURI()).getFileName().toString();
+        } catch (Exception e) {
+            return cs.getLocation().toString();
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package io.rdmaflux.pipeline.plugin;
+
+import io.rdmaflux.pipeline.config.ConfigError;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.exceptions.Mark;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+import org.snakeyaml.engine.v2.nodes.Tag;
+import org.snakeyaml.engine.v2.schema.CoreSchema;
+
+/**
+ * Reads a pipeline file into its raw parts, with the line of every value. It composes the YAML
+ * into nodes and never constructs objects from them (so no tag can make it build anything),
+ * under the YAML 1.2 core schema (so {@code no} is the string "no", not false). Values keep
+ * their text; the option types parse them later. Environment variables are expanded here.
+ */
+final class YamlReader {
+
+    /** Pipeline files are small; a limit keeps a hostile one from costing much. */
+    private static final int MAX_CODE_POINTS = 1 << 20;
+
+    private final String file;
+    private final Map<String, String> env;
+    private final List<ConfigError> errors;
+
+    private YamlReader(String file, Map<String, String> env, List<ConfigError> errors) {
+        this.file = file;
+        this.env = env;
+        this.errors = errors;
+    }
+
+    /** The raw pipeline in {@code text}, or null when its structure is broken; errors go to {@code errors}. */
+    static RawPipeline read(String text, String file, Map<String, String> env, List<ConfigError> errors) {
+        return new YamlReader(file, env, errors).read(text);
+    }
+
+    private RawPipeline read(String text) {
+        LoadSettings settings = LoadSettings.builder()
+                .setLabel(file)
+                .setSchema(new CoreSchema())
+                .setUseMarks(true)
+                .setAllowRecursiveKeys(false)
+                .setMaxAliasesForCollections(50)
+                .setCodePointLimit(MAX_CODE_POINTS)
+                .build();
+        Optional<Node> root;
+        try {
+            root = new Compose(settings).composeString(text);
+        } catch (MarkedYamlEngineException e) {
+            int line = e.getProblemMark().or(e::getContextMark).map(m -> m.getLine() + 1).orElse(0);
+            String problem = e.getProblem() != null ? e.getProblem() : e.getContext();
+            error(line, null, "not valid YAML: " + oneLine(problem));
+            return null;
+        } catch (YamlEngineException e) {
+            error(0, null, "not valid YAML: " + oneLine(e.getMessage()));
+            return null;
+        }
+        if (root.isEmpty() || isNull(root.get())) {
+            error(1, null, "empty pipeline (expected source, stages and sink)");
+            return null;
+        }
+        if (!(root.get() instanceof MappingNode top)) {
+            error(line(root.get()), null, "expected a mapping with source, stages and sink, got " + shape(root.get()));
+            return null;
+        }
+        RawPlugin source = null;
+        RawPlugin sink = null;
+        List<RawPlugin> stages = new ArrayList<>();
+        Map<String, Integer> seen = new HashMap<>();
+        for (NodeTuple t : top.getValue()) {
+            String key = keyText(t.getKeyNode(), "", seen);
+            if (key == null) {
+                continue;
+            }
+            Node value = t.getValueNode();
+            int keyLine = line(t.getKeyNode());
+            switch (key) {
+                case "source" -> source = plugin("source", keyLine, value);
+                case "sink" -> sink = plugin("sink", keyLine, value);
+                case "stages" -> stages = stages(value);
+                default -> error(keyLine, key, "unknown key (a pipeline has source, stages and sink)");
+            }
+        }
+        int line = line(top);
+        if (!seen.containsKey("source")) {
+            error(line, "source", "missing (a pipeline needs a source and a sink)");
+        }
+        if (!seen.containsKey("sink")) {
+            error(line, "sink", "missing (a pipeline needs a source and a sink)");
+        }
+        return new RawPipeline(line, source, stages, sink);
+    }
+
+    private List<RawPlugin> stages(Node node) {
+        List<RawPlugin> out = new ArrayList<>();
+        if (isNull(node)) {
+            return out;
+        }
+        if (!(node instanceof SequenceNode seq)) {
+            error(line(node), "stages", "expected a list of stages, got " + shape(node));
+            return out;
+        }
+        List<Node> items = seq.getValue();
+        for (int i = 0; i < items.size(); i++) {
+            RawPlugin p = plugin("stages[" + i + "]", line(items.get(i)), items.get(i));
+            if (p != null) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /** A plugin's mapping, or a bare type name (the shorthand {@code sink: stdout}). */
+    private RawPlugin plugin(String path, int line, Node node) {
+        if (node instanceof ScalarNode s && !isNull(s)) {
+            return new RawPlugin(path, line, scalar(path + ".type", s), Map.of());
+        }
+        if (!(node instanceof MappingNode map)) {
+            error(line, path, "expected a mapping with a type (or just the type's name), got " + shape(node));
+            return null;
+        }
+        RawValue type = null;
+        Map<String, RawValue> options = new LinkedHashMap<>();
+        Map<String, Integer> seen = new HashMap<>();
+        for (NodeTuple t : map.getValue()) {
+            String key = keyText(t.getKeyNode(), path + ".", seen);
+            if (key == null) {
+                continue;
+            }
+            RawValue v = value(path + "." + key, t.getValueNode());
+            if (key.equals("type")) {
+                type = v;
+            } else {
+                options.put(key, v);
+            }
+        }
+        return new RawPlugin(path, line, type, options);
+    }
+
+    private RawValue value(String key, Node node) {
+        if (node instanceof ScalarNode s) {
+            return scalar(key, s);
+        }
+        if (node instanceof SequenceNode seq) {
+            List<RawValue> items = new ArrayList<>();
+            List<Node> nodes = seq.getValue();
+            for (int i = 0; i < nodes.size(); i++) {
+                Node n = nodes.get(i);
+                String itemKey = key + "[" + i + "]";
+                items.add(n instanceof ScalarNode s ? scalar(itemKey, s) : RawValue.other(itemKey, line(n), shape(n)));
+            }
+            return RawValue.list(key, line(node), items);
+        }
+        return RawValue.other(key, line(node), shape(node));
+    }
+
+    private RawValue scalar(String key, ScalarNode s) {
+        if (isNull(s)) {
+            return RawValue.scalar(key, line(s), null);
+        }
+        try {
+            return RawValue.scalar(key, line(s), Env.expand(s.getValue(), env));
+        } catch (IllegalArgumentException e) {
+            error(line(s), key, e.getMessage());
+            // Reported; the value stands as written so that no second error follows from it.
+            return RawValue.scalar(key, line(s), s.getValue());
+        }
+    }
+
+    /** A mapping key's text; null (after reporting) for a key that is not text or is repeated. */
+    private String keyText(Node node, String prefix, Map<String, Integer> seen) {
+        if (!(node instanceof ScalarNode s) || isNull(s)) {
+            error(line(node), prefix.isEmpty() ? null : prefix.substring(0, prefix.length() - 1),
+                    "keys are words such as type or port, got " + shape(node));
+            return null;
+        }
+        String key = s.getValue();
+        Integer first = seen.putIfAbsent(key, line(node));
+        if (first != null) {
+            error(line(node), prefix + key, "given twice (first on line " + first + ")");
+            return null;
+        }
+        return key;
+    }
+
+    private static boolean isNull(Node node) {
+        return node instanceof ScalarNode && Tag.NULL.equals(node.getTag());
+    }
+
+    private static String shape(Node node) {
+        if (node instanceof MappingNode) {
+            return "a mapping";
+        }
+        if (node instanceof SequenceNode) {
+            return "a list";
+        }
+        if (isNull(node)) {
+            return "nothing";
+        }
+        return "'" + ((ScalarNode) node).getValue() + "'";
+    }
+
+    private static int line(Node node) {
+        return node.getStartMark().map(Mark::getLine).map(l -> l + 1).orElse(0);
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "syntax error" : s.replace('\n', ' ').strip();
+    }
+
+    private void error(int line, String key, String message) {
+        errors.add(new ConfigError(file, line, key, message));
+    }
+}

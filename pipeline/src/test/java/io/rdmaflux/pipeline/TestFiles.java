@@ -1,0 +1,66 @@
+package io.rdmaflux.pipeline;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Random;
+import java.util.function.BooleanSupplier;
+
+/** Seeded files, digests, and polling for asynchronous clean-up (a generous deadline, not a timing threshold). */
+final class TestFiles {
+
+    private TestFiles() {
+    }
+
+    /** Half text (compresses), half random bytes (does not). */
+    static Path mixed(Path file, int size, long seed) throws IOException {
+        byte[] b = new byte[size];
+        new Random(seed).nextBytes(b);
+        byte[] text = "the quick brown fox jumps over the lazy dog\n".getBytes();
+        for (int i = 0; i < size / 2; i++) {
+            b[i] = text[i % text.length];
+        }
+        return Files.write(file, b);
+    }
+
+    static String sha256(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 16];
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                md.update(buf, 0, n);
+            }
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Waits until {@code condition} holds; fails after {@code limit}. */
+    static void await(BooleanSupplier condition, Duration limit, String what) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    static long count(Path dir) throws IOException {
+        try (var s = Files.list(dir)) {
+            return s.count();
+        }
+    }
+}

@@ -1,0 +1,306 @@
+package io.rdmaflux.pipeline.plugin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmaflux.pipeline.config.ConfigError;
+import io.rdmaflux.pipeline.config.ConfigException;
+import io.rdmaflux.pipeline.config.OptionSpec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every kind of configuration error, with its exact line: file, line, key, message. */
+class ConfigErrorsTest {
+
+    private static final PluginRegistry PLUGINS = PluginRegistry.builtins();
+
+    @TempDir
+    Path dir;
+
+    private static List<String> errors(String yaml, Map<String, String> env) {
+        try {
+            PipelineConfig.parse(yaml, "p.yaml", PLUGINS, env);
+        } catch (ConfigException e) {
+            return e.errors().stream().map(ConfigError::toString).toList();
+        }
+        throw new AssertionError("expected errors in:\n" + yaml);
+    }
+
+    private static Object value(PipelineConfig.Part<?> part, String name) {
+        OptionSpec<?> spec = part.plugin().options().stream().filter(o -> o.name().equals(name)).findFirst().orElseThrow();
+        return part.values().get(spec);
+    }
+
+    private static List<String> errors(String yaml) {
+        return errors(yaml, Map.of());
+    }
+
+    private String keyFile() throws Exception {
+        Path k = dir.resolve("key");
+        Files.writeString(k, "secret\n");
+        return k.toString();
+    }
+
+    @Test
+    void aValidPipelineParses() throws Exception {
+        PipelineConfig c = PipelineConfig.parse("""
+                source:
+                  type: file
+                  path: /etc/hostname
+                stages:
+                  - type: zstd
+                    level: 3
+                  - type: aes-256-gcm
+                sink:
+                  type: send
+                  host: backup
+                  port: 7691
+                  key-file: %s
+                  frame-size: 4M
+                  connect-timeout: 500ms
+                """.formatted(keyFile()), "p.yaml", PLUGINS, Map.of());
+        assertThat(c.describe()).isEqualTo("file -> zstd -> aes-256-gcm -> send");
+        assertThat(c.chain().format()).isEqualTo("zstd:1;level=3,aes-256-gcm:1");
+        assertThat(value(c.sink(), "frame-size")).isEqualTo(4L << 20);
+    }
+
+    @Test
+    void unknownTypeWithSuggestion() {
+        assertThat(errors("""
+                source:
+                  type: fle
+                  path: x
+                sink: stdout
+                """)).containsExactly(
+                "p.yaml:2: source.type: unknown source type 'fle', did you mean 'file'? (source types: file, stdin, receive)");
+        assertThat(errors("""
+                source: stdin
+                stages: [gzip]
+                sink: stdout
+                """)).containsExactly(
+                "p.yaml:2: stages[0].type: unknown stage type 'gzip' (stage types: zstd, aes-256-gcm)");
+    }
+
+    @Test
+    void unknownKeyWithSuggestionOrTheKnownKeys() {
+        assertThat(errors("""
+                source: stdin
+                sink:
+                  type: file
+                  pth: out.bin
+                  fsnyc: true
+                """)).containsExactly(
+                "p.yaml:2: sink.path: missing (required by sink 'file')",
+                "p.yaml:4: sink.pth: unknown key for sink 'file', did you mean 'path'?",
+                "p.yaml:5: sink.fsnyc: unknown key for sink 'file', did you mean 'fsync'?");
+        assertThat(errors("""
+                source: {type: stdin, colour: blue}
+                sink: {type: file, path: out, colour: red}
+                """)).containsExactly(
+                "p.yaml:1: source.colour: unknown key for source 'stdin' (it has no options)",
+                "p.yaml:2: sink.colour: unknown key for sink 'file' (its keys: path, fsync)");
+    }
+
+    @Test
+    void missingRequiredKeysAndParts() {
+        assertThat(errors("""
+                source: stdin
+                sink:
+                  type: send
+                  key: k
+                """)).containsExactly(
+                "p.yaml:2: sink.host: missing (required by sink 'send')",
+                "p.yaml:2: sink.port: missing (required by sink 'send')");
+        assertThat(errors("""
+                stages: []
+                """)).containsExactly(
+                "p.yaml:1: source: missing (a pipeline needs a source and a sink)",
+                "p.yaml:1: sink: missing (a pipeline needs a source and a sink)");
+        assertThat(errors("""
+                source:
+                  path: x
+                sink: stdout
+                """)).containsExactly("p.yaml:1: source.type: missing (source types: file, stdin, receive)");
+    }
+
+    @Test
+    void wrongValueTypes() throws Exception {
+        assertThat(errors("""
+                source:
+                  type: receive
+                  port: abc
+                  key-file: %s
+                  frame-size: 4X
+                  slots: 1
+                  timeout: soon
+                  require-encryption: no
+                  transport: ib
+                sink: stdout
+                """.formatted(keyFile()))).containsExactly(
+                "p.yaml:3: source.port: expected an integer 0-65535, got 'abc'",
+                "p.yaml:5: source.frame-size: expected a size from 4K to 64M (such as 64K or 4M), got '4X'",
+                "p.yaml:6: source.slots: expected an integer 2-4096, got '1'",
+                "p.yaml:7: source.timeout: expected a duration such as 500ms, 10s, 5m or 1h, got 'soon'",
+                "p.yaml:8: source.require-encryption: expected true or false, got 'no'",
+                "p.yaml:9: source.transport: expected one of auto, rdma, tcp, got 'ib'");
+        assertThat(errors("""
+                source: stdin
+                stages:
+                  - type: zstd
+                    level: 23
+                sink:
+                  type: send
+                  host: [a, b]
+                  port: 70000
+                  key: k
+                """)).containsExactly(
+                "p.yaml:4: stages[0].level: expected an integer from -7 to 22, got '23'",
+                "p.yaml:7: sink.host: expected a string, got a list",
+                "p.yaml:8: sink.port: expected an integer 1-65535, got '70000'");
+    }
+
+    @Test
+    void environmentVariables() {
+        Map<String, String> env = Map.of("DIR", "/data", "EMPTY", "");
+        assertThat(errors("""
+                source: {type: file, path: "${DIR}/in-${MISSING}.bin"}
+                sink: {type: file, path: "${NOPE:-/tmp}/out"}
+                """, env)).containsExactly(
+                "p.yaml:1: source.path: environment variable MISSING is not set (write ${MISSING:-default} to give a default)");
+        assertThat(errors("""
+                source: {type: file, path: "${DIR"}
+                sink: {type: file, path: "${1X}"}
+                """, env)).containsExactly(
+                "p.yaml:1: source.path: unterminated ${ in '${DIR' (write $$ for a literal $)",
+                "p.yaml:2: sink.path: '${1X}' is not a variable reference (expected ${NAME} or ${NAME:-default}; write $$ for a literal $)");
+    }
+
+    @Test
+    void expansionAndTilde() {
+        Map<String, String> env = Map.of("DIR", "/data", "EMPTY", "");
+        PipelineConfig c = PipelineConfig.parse("""
+                source: {type: file, path: "${DIR}/in $$5.bin"}
+                sink: {type: file, path: "~/${EMPTY:-x}.out"}
+                """, "p.yaml", PLUGINS, env);
+        assertThat(value(c.source(), "path"))
+                .isEqualTo(Path.of("/data/in $5.bin"));
+        assertThat(value(c.sink(), "path"))
+                .isEqualTo(Path.of(System.getProperty("user.home"), "x.out"));
+    }
+
+    @Test
+    void keyOptions() throws Exception {
+        assertThat(errors("""
+                source: stdin
+                sink: {type: send, host: h, port: 1, key: k, key-file: %s}
+                """.formatted(keyFile()))).containsExactly("p.yaml:2: sink.key: give only one of key-file, key-env and key");
+        assertThat(errors("""
+                source: stdin
+                sink:
+                  type: send
+                  host: h
+                  port: 1
+                  key-file: /nonexistent/key
+                """)).containsExactly("p.yaml:6: sink.key-file: cannot read /nonexistent/key: no such file");
+        assertThat(errors("""
+                source: stdin
+                sink:
+                  type: send
+                  host: h
+                  port: 1
+                  key-env: RDFLUX_TEST_SURELY_UNSET
+                """)).containsExactly("p.yaml:6: sink.key-env: environment variable RDFLUX_TEST_SURELY_UNSET is not set");
+    }
+
+    @Test
+    void aKeyedStageNeedsASendSink() {
+        assertThat(errors("""
+                source: stdin
+                stages: [zstd, aes-256-gcm]
+                sink: {type: file, path: out.bin}
+                """)).containsExactly("p.yaml:2: stages[1].type: aes-256-gcm derives its key from a channel session, so it "
+                + "needs a sink that sends over the channel (type: send), not a 'file' sink");
+    }
+
+    @Test
+    void yamlItselfIsChecked() {
+        assertThat(errors("""
+                source: stdin
+                sink: stdout
+                source: stdin
+                """)).containsExactly("p.yaml:3: source: given twice (first on line 1)");
+        assertThat(errors("source: [stdin\nsink: stdout\n")).hasSize(1).first().asString()
+                .startsWith("p.yaml:").contains("not valid YAML:");
+        assertThat(errors("")).containsExactly("p.yaml:1: empty pipeline (expected source, stages and sink)");
+        assertThat(errors("- a\n- b\n")).containsExactly(
+                "p.yaml:1: expected a mapping with source, stages and sink, got a list");
+        assertThat(errors("""
+                source: stdin
+                sink: stdout
+                stage: [zstd]
+                """)).containsExactly("p.yaml:3: stage: unknown key (a pipeline has source, stages and sink)");
+        // No object is ever built from a tag: a Java type tag is just an unknown type name.
+        assertThat(errors("""
+                source: !!javax.script.ScriptEngineManager [x]
+                sink: stdout
+                """)).containsExactly("p.yaml:1: source: expected a mapping with a type (or just the type's name), got a list");
+    }
+
+    @Test
+    void everyErrorIsReportedOnce() {
+        List<String> e = errors("""
+                source:
+                  type: file
+                stages:
+                  - type: zstd
+                    level: high
+                  - type: nope
+                sink:
+                  type: send
+                  port: x
+                  key: k
+                """);
+        assertThat(e).containsExactly(
+                "p.yaml:1: source.path: missing (required by source 'file')",
+                "p.yaml:5: stages[0].level: expected an integer from -7 to 22, got 'high'",
+                "p.yaml:6: stages[1].type: unknown stage type 'nope' (stage types: zstd, aes-256-gcm)",
+                "p.yaml:7: sink.host: missing (required by sink 'send')",
+                "p.yaml:9: sink.port: expected an integer 1-65535, got 'x'");
+        assertThatThrownBy(() -> PipelineConfig.parse("source: stdin\n", "p.yaml", PLUGINS, Map.of()))
+                .hasMessage("p.yaml:1: sink: missing (a pipeline needs a source and a sink)");
+    }
+
+    @Test
+    void secretsAreNeverRepeated() {
+        assertThat(errors("""
+                source: stdin
+                sink: {type: send, host: h, port: 1, key: ""}
+                """)).containsExactly("p.yaml:2: sink.key: expected a string, got an empty value");
+    }
+
+    @Test
+    void theBuilderChecksTheSameWay() throws Exception {
+        assertThatThrownBy(() -> PipelineConfig.builder(PLUGINS)
+                .source("file", Map.of())
+                .stage("zstd", Map.of("level", 99))
+                .sink("send", Map.of("host", "h", "port", 0, "key", "k"))
+                .build())
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.errors()).map(ConfigError::toString)
+                        .containsExactlyInAnyOrder(
+                                "source.path: missing (required by source 'file')",
+                                "stages[0].level: expected an integer from -7 to 22, got '99'",
+                                "sink.port: expected an integer 1-65535, got '0'"));
+        PipelineConfig c = PipelineConfig.builder(PLUGINS)
+                .source("receive", Map.of("port", 0, "key-file", keyFile(), "timeout", "2s"))
+                .stage("zstd", Map.of())
+                .sink("file", Map.of("path", dir.resolve("out").toString(), "fsync", true))
+                .build();
+        assertThat(c.describe()).isEqualTo("receive -> zstd -> file");
+        assertThat(value(c.source(), "timeout")).isEqualTo(Duration.ofSeconds(2));
+    }
+}
