@@ -2,6 +2,7 @@ package io.rdmaflux.cli;
 
 import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.connector.ConnectorException;
+import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 
@@ -35,6 +36,8 @@ public final class ExitCode {
     public static final int PROTOCOL = 76;
     /** Authentication failed: the two sides use different keys. */
     public static final int NO_PERMISSION = 77;
+    /** A configuration that does not validate (rdflux run: the pipeline file). */
+    public static final int CONFIG = 78;
     /** The receiver already serves a stream. */
     public static final int BUSY = 79;
     /** Interrupted by the user (Ctrl-C). */
@@ -59,6 +62,9 @@ public final class ExitCode {
                 case LOST -> TEMP_FAIL;
                 case UNREACHABLE, AUTHENTICATION, HOST_KEY, TOOL_MISSING, TOOL_FAILED -> UNAVAILABLE;
             };
+        }
+        if (t instanceof ConfigException) {
+            return CONFIG;
         }
         if (t instanceof ProtocolException pe) {
             return of(pe.code());

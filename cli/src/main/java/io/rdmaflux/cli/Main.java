@@ -96,8 +96,9 @@ public final class Main {
     /** {@code rdflux}: the umbrella command. */
     @Command(name = "rdflux", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = {"rdma-flux: move byte streams between hosts at link speed.",
-                "Tools: rdsend, rdrecv (see their --help). Subcommands: doctor, selftest."},
-            subcommands = {DoctorCommand.class, SelftestCommand.class, AgentCommand.class, CommandLine.HelpCommand.class})
+                "Tools: rdsend, rdrecv (see their --help). Subcommands: doctor, selftest, run, plugins."},
+            subcommands = {DoctorCommand.class, SelftestCommand.class, RunCommand.class, PluginsCommand.class,
+                AgentCommand.class, CommandLine.HelpCommand.class})
     static final class RdfluxCommand implements Runnable {
         @Override
         public void run() {

@@ -55,13 +55,16 @@ final class Validator {
         }
         PipelineConfig.Part<SinkPlugin> sink = raw.sink() == null ? null
                 : part(raw.sink(), "sink", registry::sink, registry.sinks());
-        if (sink != null && !sink.plugin().providesSessionKey()) {
+        // Only the sink's type matters here: the check holds even when its options are wrong.
+        Optional<SinkPlugin> sinkType = raw.sink() == null || raw.sink().type() == null || raw.sink().type().text() == null
+                ? Optional.empty() : registry.sink(raw.sink().type().text());
+        if (sinkType.isPresent() && !sinkType.get().providesSessionKey()) {
             for (int i = 0; i < stages.size(); i++) {
-                String name = stages.get(i).plugin().name();
-                if (registry.codecs().resolve(stages.get(i).plugin().spec(stages.get(i).values())).requiresKey()) {
-                    RawPlugin s = rawStages.get(i);
-                    error(s.type().line(), s.type().key(), Pipeline.sessionKeyRequired(name,
-                            "a '" + sink.plugin().name() + "' sink"));
+                PipelineConfig.Part<StagePlugin> stage = stages.get(i);
+                if (registry.codecs().resolve(stage.plugin().spec(stage.values())).requiresKey()) {
+                    RawValue type = rawStages.get(i).type();
+                    error(type.line(), type.key(), Pipeline.sessionKeyRequired(stage.plugin().name(),
+                            "a '" + sinkType.get().name() + "' sink"));
                 }
             }
         }

@@ -1,0 +1,41 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.pipeline.config.ConfigError;
+import io.rdmaflux.pipeline.config.ConfigException;
+import io.rdmaflux.pipeline.plugin.PluginRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** {@code --plugins DIR}, shared by {@code rdflux run} and {@code rdflux plugins}. */
+final class Plugins {
+
+    @Option(names = "--plugins", paramLabel = "DIR",
+            description = "Load source, sink and stage plugins from the jars in DIR. Default: $RDFLUX_PLUGINS, "
+                + "else ~/.config/rdflux/plugins (when it exists).")
+    Path directory;
+
+    /**
+     * The plugins: built in, on the class path, and in the directory.
+     *
+     * @throws UsageException   when --plugins names a directory that does not exist
+     * @throws ConfigException  when a plugin jar cannot be loaded
+     */
+    PluginRegistry registry() {
+        if (directory != null) {
+            if (!Files.isDirectory(directory)) {
+                throw new UsageException("plugin directory " + directory + " does not exist");
+            }
+            return PluginRegistry.load(directory);
+        }
+        return PluginRegistry.load(PluginRegistry.defaultDirectory(System.getenv()));
+    }
+
+    /** Prints each configuration error as its own line (file:line: key: message) and gives the exit code. */
+    static int report(ConfigException e) {
+        for (ConfigError error : e.errors()) {
+            Console.stderr().println(error);
+        }
+        return ExitCode.CONFIG;
+    }
+}

@@ -1,0 +1,137 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.pipeline.PipelineListener;
+import io.rdmaflux.pipeline.PipelineMetrics;
+import io.rdmaflux.pipeline.PipelineResult;
+import io.rdmaflux.pipeline.StepMetrics;
+import io.rdmaflux.pipeline.config.ConfigException;
+import io.rdmaflux.pipeline.plugin.PipelineConfig;
+import io.rdmaflux.pipeline.plugin.PluginRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import reactor.core.publisher.Mono;
+
+/** {@code rdflux run}: runs the pipeline a YAML file describes. */
+@Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+        usageHelpAutoWidth = true,
+        customSynopsis = "rdflux run [--plugins DIR] [-v] [--progress] [--debug] [--check] PIPELINE.yaml",
+        description = {
+            "Run one pipeline: a source, zero or more stages, a sink, as PIPELINE.yaml describes them. "
+                + "The file is checked completely before anything starts: every problem is one line "
+                + "'FILE:LINE: KEY: what is wrong', and the exit status is 78. 'rdflux plugins' lists the "
+                + "types and their options."},
+        parameterListHeading = "%nArguments:%n",
+        optionListHeading = "%nOptions:%n",
+        footerHeading = "%nExample (send a file compressed and encrypted; the receiver needs no stages):%n",
+        footer = {
+            "  source: {type: file, path: /data/dump.sql}",
+            "  stages: [{type: zstd, level: 3}, aes-256-gcm]",
+            "  sink:   {type: send, host: backup, port: 7691, key-file: ~/.rdkey}",
+            "",
+            "  On the receiving host: source {type: receive, port: 7691, key-file: ~/.rdkey}, sink {type: file, ...}.",
+            "  A receive source on port 0 prints 'rdflux: listening on ADDRESS:PORT'.",
+            "  Values may use ${VAR} and ${VAR:-default}; ~ expands in paths.",
+            "",
+            "Exit codes: as rdsend and rdrecv (0 ok, 65 corrupt data, 66 input missing, 69 cannot connect, "
+                + "73/74 output, 75 cut short, 77 wrong key, 130 interrupted), and 78 for a pipeline file that "
+                + "does not validate. See docs/user-guide.md."})
+final class RunCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "PIPELINE.yaml", description = "The pipeline to run.")
+    Path file;
+
+    @Mixin
+    Plugins plugins = new Plugins();
+
+    @Option(names = {"-v", "--verbose"}, description = "Say which transport and codecs run; at the end, print the bytes "
+        + "in and out of every step with its rate, and the bandwidth.")
+    boolean verbose;
+
+    @Option(names = "--progress", description = "Show a progress line on stderr: bytes, rate, and ETA when the size is known.")
+    boolean progress;
+
+    @Option(names = "--debug", description = "Show stack traces and library logs with errors.")
+    boolean debug;
+
+    @Option(names = "--check", description = "Only check the file (and the plugins): exit 0 if it is valid, 78 if not.")
+    boolean check;
+
+    @Override
+    public Integer call() {
+        Console.configure("rdflux", verbose, debug);
+        PipelineConfig config;
+        try {
+            PluginRegistry registry = plugins.registry();
+            config = PipelineConfig.load(file, registry);
+        } catch (ConfigException e) {
+            return Plugins.report(e);
+        } catch (NoSuchFileException e) {
+            Console.error("cannot read " + file + ": no such file");
+            return ExitCode.NO_INPUT;
+        } catch (IOException e) {
+            Console.error("cannot read " + file + ": " + e.getMessage());
+            return ExitCode.NO_INPUT;
+        }
+        if (check) {
+            Console.info(file + ": valid (" + config.describe() + ")");
+            return ExitCode.OK;
+        }
+        Meter meter = new Meter();
+        AtomicReference<PipelineResult> result = new AtomicReference<>();
+        PipelineListener listener = new PipelineListener() {
+            @Override
+            public void onListening(InetSocketAddress address) {
+                Console.info("listening on " + address.getHostString() + ":" + address.getPort());
+            }
+
+            @Override
+            public void onStart(PipelineMetrics metrics) {
+                meter.streamStarted();
+                metrics.expectedBytes().ifPresent(meter::total);
+                if (progress) {
+                    meter.startProgress();
+                }
+            }
+
+            @Override
+            public void onSourceBytes(long bytes) {
+                meter.add(bytes);
+            }
+        };
+        // Making the plugins may find a missing input: that fails the run with its own exit code.
+        Mono<PipelineResult> work = Mono.fromCallable(config::toPipeline)
+                .flatMap(p -> p.listener(listener).run())
+                .doOnNext(result::set);
+        int code = Runner.run(work);
+        meter.stop();
+        if (code == ExitCode.OK && verbose) {
+            report(result.get(), meter);
+        }
+        return code;
+    }
+
+    /** Per step: bytes in and out, the ratio where they differ, the average rate; then the totals. */
+    private static void report(PipelineResult r, Meter meter) {
+        for (StepMetrics s : r.steps()) {
+            StringBuilder b = new StringBuilder(s.kind().name().toLowerCase(Locale.ROOT)).append(' ').append(s.name())
+                    .append(": ").append(Meter.human(s.bytesIn())).append(" in");
+            if (s.bytesOut() != s.bytesIn()) {
+                b.append(", ").append(Meter.human(s.bytesOut())).append(" out")
+                        .append(String.format(Locale.ROOT, " (ratio %.3f)", s.ratio()));
+            }
+            b.append(", ").append(Meter.human((long) s.rate(r.duration()))).append("/s");
+            Console.info(b.toString());
+        }
+        Console.info(meter.summary());
+        Console.stderr().println(meter.bandwidth());
+    }
+}

@@ -1,0 +1,236 @@
+package io.rdmaflux.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code rdflux run} and {@code rdflux plugins} as real processes over loopback: pipelines on
+ * both ends of a channel, configuration errors, and a plugin jar loaded from a directory.
+ */
+class RunE2ETest {
+
+    private static final Duration LIMIT = Duration.ofSeconds(120);
+    private static final ProcessBuilder.Redirect PIPE = ProcessBuilder.Redirect.PIPE;
+    private static final Pattern LISTENING = Pattern.compile("rdflux: listening on 127\\.0\\.0\\.1:(\\d+)");
+    /** The samples jar alone (copied there by the build): Crc32cStage and the sha256 sink. */
+    private static final Path PLUGINS = Path.of(System.getProperty("rdflux.test.plugins", "target/test-plugins"))
+            .toAbsolutePath();
+
+    @TempDir
+    Path dir;
+
+    private Path emptyPlugins;
+
+    @BeforeEach
+    void noUserPlugins() throws IOException {
+        // The default plugin directory comes from the environment: keep the user's out of the tests.
+        emptyPlugins = Files.createDirectory(dir.resolve("no-plugins"));
+    }
+
+    private Tool rdflux(Map<String, String> env, String... args) {
+        Map<String, String> e = new HashMap<>(env);
+        e.putIfAbsent("RDFLUX_PLUGINS", emptyPlugins.toString());
+        return Tool.start(dir, "rdflux", PIPE, PIPE, e, args);
+    }
+
+    private Path yaml(String name, String text) throws IOException {
+        return Files.writeString(dir.resolve(name), text);
+    }
+
+    private Path key() throws IOException {
+        return Files.writeString(dir.resolve("key"), "e2e secret\n");
+    }
+
+    /** The port a receiving pipeline printed, read from its stderr as a script would. */
+    private static int port(Tool t) {
+        long deadline = System.nanoTime() + LIMIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            Matcher m = LISTENING.matcher(t.err());
+            if (m.find()) {
+                return Integer.parseInt(m.group(1));
+            }
+            if (!t.process.isAlive()) {
+                throw new AssertionError("the receiver exited: " + t.err());
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
+        throw new AssertionError("no 'listening on' line: " + t.err());
+    }
+
+    @Test
+    void fileZstdAesSendToReceiveFileBetweenTwoProcesses() throws IOException {
+        Path in = Files2.random(dir.resolve("in.bin"), (24L << 20) + 3, 11);
+        Path out = dir.resolve("out.bin");
+        Path k = key();
+        yaml("recv.yaml", """
+                source:
+                  type: receive
+                  port: 0
+                  bind: 127.0.0.1
+                  key-file: %s
+                  transport: tcp
+                  require-encryption: true
+                sink:
+                  type: file
+                  path: out.bin
+                """.formatted(k));
+        yaml("send.yaml", """
+                source: {type: file, path: in.bin}
+                stages:
+                  - type: zstd
+                    level: 3
+                  - type: aes-256-gcm
+                sink:
+                  type: send
+                  host: 127.0.0.1
+                  port: ${PORT}
+                  key-file: %s
+                  transport: tcp
+                """.formatted(k));
+        Tool r = rdflux(Map.of(), "run", "-v", "recv.yaml");
+        int port = port(r);
+        Tool s = rdflux(Map.of("PORT", Integer.toString(port)), "run", "-v", "send.yaml");
+        assertThat(s.exitCode(LIMIT)).as("sender: %s", s.err()).isZero();
+        assertThat(r.exitCode(LIMIT)).as("receiver: %s", r.err()).isZero();
+        assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
+        assertThat(s.err()).contains("codecs: zstd:1;level=3,aes-256-gcm:1", "stage zstd:1;level=3: 24.00 MiB in, ",
+                "stage aes-256-gcm:1: ", "sink send to 127.0.0.1:" + port + ": ", "Bandwidth ");
+        assertThat(r.err()).contains("listening on 127.0.0.1:" + port, "codecs: zstd:1;level=3,aes-256-gcm:1",
+                "sink " + out.getFileName() + ": 24.00 MiB in", "Bandwidth ");
+        assertThat(s.peakRssMiB()).as("sender peak RSS (MiB)").isLessThan(300);
+        assertThat(r.peakRssMiB()).as("receiver peak RSS (MiB)").isLessThan(300);
+    }
+
+    @Test
+    void checkValidatesWithoutStartingAnything() throws IOException {
+        Path k = key();
+        yaml("p.yaml", """
+                source: stdin
+                stages: [zstd]
+                sink: {type: send, host: 127.0.0.1, port: 1, key-file: %s}
+                """.formatted(k));
+        Tool t = rdflux(Map.of(), "run", "--check", "p.yaml");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(t.err()).isEqualTo("rdflux: p.yaml: valid (stdin -> zstd -> send)\n");
+    }
+
+    @Test
+    void anInvalidFileIsOneLinePerProblemAndExit78() throws IOException {
+        yaml("bad.yaml", """
+                source:
+                  type: fle
+                  path: ${NOT_SET_ANYWHERE}
+                stages:
+                  - type: zstd
+                    levle: 3
+                  - aes-256-gcm
+                sink:
+                  type: file
+                  fsync: maybe
+                """);
+        for (String check : new String[] {"--check", "-v"}) {
+            Tool t = rdflux(Map.of(), "run", check, "bad.yaml");
+            assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.CONFIG);
+            assertThat(t.err()).isEqualTo("""
+                    bad.yaml:2: source.type: unknown source type 'fle', did you mean 'file'? (source types: file, stdin, receive)
+                    bad.yaml:3: source.path: environment variable NOT_SET_ANYWHERE is not set (write ${NOT_SET_ANYWHERE:-default} to give a default)
+                    bad.yaml:6: stages[0].levle: unknown key for stage 'zstd', did you mean 'level'?
+                    bad.yaml:7: stages[1].type: aes-256-gcm derives its key from a channel session, so it needs a sink that sends over the channel (type: send), not a 'file' sink
+                    bad.yaml:8: sink.path: missing (required by sink 'file')
+                    bad.yaml:10: sink.fsync: expected true or false, got 'maybe'
+                    """);
+        }
+        Tool missing = rdflux(Map.of(), "run", "nope.yaml");
+        assertThat(missing.exitCode(LIMIT)).isEqualTo(ExitCode.NO_INPUT);
+        assertThat(missing.err()).isEqualTo("rdflux: cannot read nope.yaml: no such file\n");
+    }
+
+    @Test
+    void aMissingInputFileFailsWithItsOwnExitCode() throws IOException {
+        yaml("p.yaml", "source: {type: file, path: no-such.bin}\nsink: {type: file, path: out.bin}\n");
+        Tool t = rdflux(Map.of(), "run", "p.yaml");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.NO_INPUT);
+        assertThat(t.err()).contains("no-such.bin").hasLineCount(1);
+    }
+
+    @Test
+    void pluginsListsEveryBuiltInWithItsOptions() throws IOException {
+        Tool t = rdflux(Map.of(), "plugins");
+        String out = new String(t.process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(out).contains("sources:", "stages:", "sinks:", "  file: Reads a file.", "  receive: ", "  send: ",
+                "  zstd: ", "  aes-256-gcm: ", "  stdout: ");
+        assertThat(out).containsPattern("port +integer 0-65535 +required");
+        assertThat(out).containsPattern("level +integer -7\\.\\.22 +1 ");
+        assertThat(out).containsPattern("frame-size +size 4K-64M +1M ");
+        assertThat(out).doesNotContain("sha256", "crc32c");
+    }
+
+    @Test
+    void aPluginJarFromThePluginDirectoryOnBothEnds() throws IOException {
+        assertThat(PLUGINS.resolve("rdma-flux-samples-0.1.0-SNAPSHOT.jar")).exists();
+        Tool list = rdflux(Map.of(), "plugins", "--plugins", PLUGINS.toString());
+        String listing = new String(list.process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(list.exitCode(LIMIT)).as(list.err()).isZero();
+        assertThat(listing).contains("  crc32c (from rdma-flux-samples-0.1.0-SNAPSHOT.jar): Codec stage crc32c:1",
+                "  sha256 (from rdma-flux-samples-0.1.0-SNAPSHOT.jar): Prints the stream's SHA-256", "output ");
+
+        Path in = Files2.random(dir.resolve("in.bin"), (6L << 20) + 9, 12);
+        Path k = key();
+        yaml("recv.yaml", """
+                source: {type: receive, port: 0, bind: 127.0.0.1, key-file: %s, transport: tcp}
+                sink: sha256
+                """.formatted(k));
+        yaml("send.yaml", """
+                source: {type: file, path: in.bin}
+                stages: [crc32c, zstd]
+                sink: {type: send, host: 127.0.0.1, port: "${PORT}", key-file: %s, transport: tcp}
+                """.formatted(k));
+        // The plugin directory from the environment on one end, from --plugins on the other.
+        Tool r = rdflux(Map.of("RDFLUX_PLUGINS", PLUGINS.toString()), "run", "recv.yaml");
+        int port = port(r);
+        Tool s = rdflux(Map.of("PORT", Integer.toString(port)), "run", "--plugins", PLUGINS.toString(), "send.yaml");
+        String digest = new String(r.process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(s.exitCode(LIMIT)).as("sender: %s", s.err()).isZero();
+        assertThat(r.exitCode(LIMIT)).as("receiver: %s", r.err()).isZero();
+        assertThat(digest).isEqualTo(Files2.sha256(in) + "  in.bin\n");
+
+        // Without the directory the stage is unknown, before anything starts.
+        Tool without = rdflux(Map.of("PORT", "1"), "run", "send.yaml");
+        assertThat(without.exitCode(LIMIT)).isEqualTo(ExitCode.CONFIG);
+        assertThat(without.err()).isEqualTo(
+                "send.yaml:2: stages[0].type: unknown stage type 'crc32c' (stage types: zstd, aes-256-gcm)\n");
+        Tool noDir = rdflux(Map.of(), "run", "--plugins", dir.resolve("nowhere").toString(), "send.yaml");
+        assertThat(noDir.exitCode(LIMIT)).isEqualTo(ExitCode.USAGE);
+        assertThat(noDir.err()).startsWith("rdflux: plugin directory " + dir.resolve("nowhere") + " does not exist\n");
+    }
+
+    @Test
+    void ctrlCStopsAWaitingReceiver() throws Exception {
+        yaml("recv.yaml", """
+                source: {type: receive, port: 0, bind: 127.0.0.1, key: k, transport: tcp}
+                sink: {type: file, path: out.bin}
+                """);
+        Tool r = rdflux(Map.of(), "run", "recv.yaml");
+        port(r);
+        new ProcessBuilder("kill", "-INT", Long.toString(r.process.pid())).start().waitFor();
+        assertThat(r.exitCode(LIMIT)).as(r.err()).isEqualTo(ExitCode.INTERRUPTED);
+        assertThat(dir.resolve("out.bin")).doesNotExist();
+    }
+}
