@@ -31,6 +31,13 @@ public final class ZstdStagePlugin implements StagePlugin {
     }
 
     @Override
+    public void validate(OptionValues values) {
+        if (values.get(LEVEL) == 0) {
+            throw OptionValues.invalid(LEVEL, "0 is not a zstd level (-7 to -1 are the fast modes, 1 to 22 the others)");
+        }
+    }
+
+    @Override
     public CodecSpec spec(OptionValues values) {
         return ZstdStage.spec(values.get(LEVEL));
     }

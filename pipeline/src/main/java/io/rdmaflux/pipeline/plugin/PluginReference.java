@@ -12,6 +12,8 @@ import java.util.Locale;
  */
 public final class PluginReference {
 
+    private static final int WIDTH = 80;
+
     private PluginReference() {
     }
 
@@ -50,13 +52,33 @@ public final class PluginReference {
                 b.append("`").append(p.name()).append("`").append(from).append(": ").append(p.description()).append("\n\n");
                 table(b, p.options());
             } else {
-                b.append("  ").append(p.name()).append(from).append(": ").append(p.description()).append('\n');
+                wrap(b, "  ", p.name() + from + ": " + p.description(), "      ");
                 for (OptionSpec<?> o : p.options()) {
-                    b.append(String.format(Locale.ROOT, "      %-20s %-22s %-10s %s%n", o.name(), o.type().name(),
-                            requirement(o), o.doc()));
+                    String r = requirement(o);
+                    b.append("    ").append(o.name()).append(": ").append(o.type().name())
+                            .append(o.isRequired() ? ", required" : r.equals("-") ? "" : ", default " + r).append('\n');
+                    wrap(b, "        ", o.doc(), "        ");
                 }
             }
         }
+    }
+
+    /** Appends {@code text} in lines of at most 80 columns. */
+    private static void wrap(StringBuilder b, String first, String text, String rest) {
+        String indent = first;
+        StringBuilder line = new StringBuilder();
+        for (String word : text.split(" ")) {
+            if (line.length() > 0 && indent.length() + line.length() + 1 + word.length() > WIDTH) {
+                b.append(indent).append(line).append('\n');
+                indent = rest;
+                line.setLength(0);
+            }
+            if (line.length() > 0) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        b.append(indent).append(line).append('\n');
     }
 
     private static void table(StringBuilder b, List<OptionSpec<?>> options) {
