@@ -229,8 +229,57 @@ class RunE2ETest {
                 """);
         Tool r = rdflux(Map.of(), "run", "recv.yaml");
         port(r);
-        new ProcessBuilder("kill", "-INT", Long.toString(r.process.pid())).start().waitFor();
+        interrupt(r);
         assertThat(r.exitCode(LIMIT)).as(r.err()).isEqualTo(ExitCode.INTERRUPTED);
         assertThat(dir.resolve("out.bin")).doesNotExist();
+    }
+
+    @Test
+    void ctrlCMidStreamRemovesThePartialFileAndTellsTheSender() throws Exception {
+        yaml("recv.yaml", """
+                source: {type: receive, port: 0, bind: 127.0.0.1, key: k, transport: tcp}
+                sink: {type: file, path: out.bin}
+                """);
+        yaml("send.yaml", """
+                source: stdin
+                sink: {type: send, host: 127.0.0.1, port: "${PORT}", key: k, transport: tcp}
+                """);
+        Tool r = rdflux(Map.of(), "run", "recv.yaml");
+        int port = port(r);
+        Tool s = rdflux(Map.of("PORT", Integer.toString(port)), "run", "send.yaml");
+        // An endless producer on the sender's stdin, until the pipe breaks.
+        Thread producer = new Thread(() -> {
+            byte[] block = new byte[64 << 10];
+            try (var in = s.process.getOutputStream()) {
+                for (;;) {
+                    in.write(block);
+                }
+            } catch (IOException e) {
+                // The sender went away: done.
+            }
+        }, "producer");
+        producer.setDaemon(true);
+        producer.start();
+        long deadline = System.nanoTime() + LIMIT.toNanos();
+        while (partials() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(partials()).as("the receiver is writing: %s", r.err()).isEqualTo(1);
+        interrupt(r);
+        assertThat(r.exitCode(LIMIT)).as(r.err()).isEqualTo(ExitCode.INTERRUPTED);
+        assertThat(s.exitCode(LIMIT)).as(s.err()).isEqualTo(ExitCode.TEMP_FAIL);
+        assertThat(s.err()).contains("receiver reported: the receiving pipeline was cancelled");
+        assertThat(partials()).isZero();
+        assertThat(dir.resolve("out.bin")).doesNotExist();
+    }
+
+    private long partials() throws IOException {
+        try (var files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".part")).count();
+        }
+    }
+
+    private static void interrupt(Tool t) throws Exception {
+        new ProcessBuilder("kill", "-INT", Long.toString(t.process.pid())).start().waitFor();
     }
 }

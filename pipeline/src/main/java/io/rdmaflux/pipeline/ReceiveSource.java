@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * The channel's receiving end as a pipeline source: listens, takes the first stream whose
@@ -106,6 +107,9 @@ public final class ReceiveSource implements PipelineSource {
         return Mono.defer(() -> {
             AtomicReference<SinkResult> result = new AtomicReference<>();
             AtomicBoolean arrived = new AtomicBoolean();
+            // Cancelling receiveOne() unbinds but leaves a stream in flight running: this ends
+            // it, so that the sink cleans up and the sender is told why.
+            Sinks.Empty<Void> cancelled = Sinks.empty();
             Mono<Void> work = FluxReceiver.create()
                     .host(bind).port(port).key(key).transport(transport).options(options)
                     .handle(in -> {
@@ -122,9 +126,11 @@ public final class ReceiveSource implements PipelineSource {
                         if (!chain.isEmpty()) {
                             data = chain.decode(data, CodecContext.forSession(in.session(), key));
                         }
-                        return downstream.accept(new SourceStream(data, in.metadata(), wire::get))
+                        Mono<Void> handled = downstream.accept(new SourceStream(data, in.metadata(), wire::get))
                                 .doOnNext(result::set)
                                 .then();
+                        return Mono.firstWithSignal(handled, cancelled.asMono().then(Mono.error(() ->
+                                new ProtocolException(ErrorCode.CANCELLED, "the receiving pipeline was cancelled"))));
                     })
                     .bindOne()
                     .flatMap(server -> {
@@ -142,7 +148,7 @@ public final class ReceiveSource implements PipelineSource {
                                 + ValueType.formatDuration(timeout))));
                 work = Mono.firstWithSignal(work, deadline);
             }
-            return work.then(Mono.fromSupplier(result::get));
+            return work.then(Mono.fromSupplier(result::get)).doOnCancel(cancelled::tryEmitEmpty);
         });
     }
 

@@ -2,17 +2,22 @@ package io.rdmaflux.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.codec.ZstdStage;
 import io.rdmaflux.connector.FileSink;
 import io.rdmaflux.connector.FileSource;
+import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.TransportKind;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -20,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
@@ -118,6 +124,46 @@ class ChannelPipelineTest {
                 .expectErrorSatisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.CODEC))
                 .verify(LIMIT);
         assertThat(out).doesNotExist();
+    }
+
+    @Test
+    void cancellingEitherEndMidStreamFailsTheOtherAndLeavesNoPartialFile() throws Exception {
+        for (boolean cancelReceiver : new boolean[] {true, false}) {
+            Path out = Files.createDirectories(dir.resolve("out-" + cancelReceiver)).resolve("out.bin");
+            CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
+            CompletableFuture<Throwable> receiverFailed = new CompletableFuture<>();
+            Disposable receiving = Pipeline.from(ReceiveSource.create(0, KEY).bind("127.0.0.1")
+                            .transport(TransportKind.TCP))
+                    .to(FileSink.of(out)).listener(listening(bound)).run()
+                    .subscribe(r -> receiverFailed.complete(null), receiverFailed::complete);
+            int port = bound.get(LIMIT.toSeconds(), TimeUnit.SECONDS).getPort();
+            // An endless source, as a command that never ends.
+            Flux<Chunk> endless = Flux.generate(sink -> sink.next(Chunk.wrap(ByteBuffer.allocate(64 << 10))));
+            CompletableFuture<Throwable> senderFailed = new CompletableFuture<>();
+            Disposable sending = Pipeline.from(new PipelineSource() {
+                        @Override
+                        public Mono<SinkResult> open(Downstream downstream) {
+                            return downstream.accept(SourceStream.of(endless, StreamMetadata.empty()));
+                        }
+
+                        @Override
+                        public String describe() {
+                            return "endless";
+                        }
+                    })
+                    .via(ZstdStage.spec(1), AesGcmStage.spec())
+                    .to(SendSink.create("127.0.0.1", port, KEY).transport(TransportKind.TCP))
+                    .run()
+                    .subscribe(r -> senderFailed.complete(null), senderFailed::complete);
+            TestFiles.await(() -> TestFiles.count(out.getParent()) == 1, LIMIT, "the receiver writing");
+            (cancelReceiver ? receiving : sending).dispose();
+            CompletableFuture<Throwable> other = cancelReceiver ? senderFailed : receiverFailed;
+            assertThat(other.get(LIMIT.toSeconds(), TimeUnit.SECONDS))
+                    .as("the other end fails").isInstanceOf(ProtocolException.class);
+            TestFiles.await(() -> TestFiles.count(out.getParent()) == 0, LIMIT, "the partial file removed");
+            receiving.dispose();
+            sending.dispose();
+        }
     }
 
     @Test

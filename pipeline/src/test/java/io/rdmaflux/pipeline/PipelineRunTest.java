@@ -134,7 +134,7 @@ class PipelineRunTest {
                         .to(FileSink.of(out)).run())
                 .expectErrorSatisfies(e -> assertThat(e).hasMessageContaining("the producer died"))
                 .verify(LIMIT);
-        TestFiles.await(() -> count(dir) == 0, LIMIT, "the partial file removed");
+        TestFiles.await(() -> TestFiles.count(dir) == 0, LIMIT, "the partial file removed");
         assertThat(out).doesNotExist();
     }
 
@@ -150,11 +150,11 @@ class PipelineRunTest {
         });
         StepVerifier.create(Pipeline.from(stream(endless, cancelled)).via(ZstdStage.spec(1)).to(FileSink.of(out)).run())
                 .expectSubscription()
-                .then(() -> TestFiles.await(() -> produced.get() > 50 && count(dir) == 1, LIMIT, "data written"))
+                .then(() -> TestFiles.await(() -> produced.get() > 50 && TestFiles.count(dir) == 1, LIMIT, "data written"))
                 .thenCancel()
                 .verify(LIMIT);
         TestFiles.await(cancelled::get, LIMIT, "the source cancelled");
-        TestFiles.await(() -> count(dir) == 0, LIMIT, "the partial file removed");
+        TestFiles.await(() -> TestFiles.count(dir) == 0, LIMIT, "the partial file removed");
         assertThat(out).doesNotExist();
     }
 
@@ -175,14 +175,6 @@ class PipelineRunTest {
         StepVerifier.create(Pipeline.from(twice).to(FileSink.of(dir.resolve("o"))).run())
                 .expectErrorMessage("a pipeline carries one stream; accept was called twice")
                 .verify(LIMIT);
-    }
-
-    private static long count(Path dir) {
-        try {
-            return TestFiles.count(dir);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
     }
 
     private static PipelineSource stream(Flux<Chunk> data, AtomicBoolean cancelled) {

@@ -2,6 +2,7 @@ package io.rdmaflux.pipeline;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -58,9 +59,12 @@ final class TestFiles {
         }
     }
 
-    static long count(Path dir) throws IOException {
+    /** The number of entries in {@code dir}. */
+    static long count(Path dir) {
         try (var s = Files.list(dir)) {
             return s.count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

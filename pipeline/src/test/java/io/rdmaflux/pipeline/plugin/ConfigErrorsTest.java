@@ -228,6 +228,39 @@ class ConfigErrorsTest {
     }
 
     @Test
+    void aPluginsOwnChecksPointAtTheOption() {
+        assertThat(errors("""
+                source: stdin
+                stages:
+                  - type: zstd
+                    level: 0
+                sink: stdout
+                """)).containsExactly(
+                "p.yaml:4: stages[0].level: 0 is not a zstd level (-7 to -1 are the fast modes, 1 to 22 the others)");
+        assertThat(errors("""
+                source: stdin
+                sink:
+                  type: send
+                  host: h
+                  port: 1
+                  key: k
+                  idle-timeout: 500ms
+                """)).containsExactly("p.yaml:7: sink.idle-timeout: must be at least 1s");
+    }
+
+    @Test
+    void theKeyedStageCheckNeedsOnlyTheSinkType() {
+        assertThat(errors("""
+                source: stdin
+                stages: [aes-256-gcm]
+                sink: {type: stdout, colour: red}
+                """)).containsExactly(
+                "p.yaml:2: stages[0].type: aes-256-gcm derives its key from a channel session, so it needs a sink "
+                        + "that sends over the channel (type: send), not a 'stdout' sink",
+                "p.yaml:3: sink.colour: unknown key for sink 'stdout' (it has no options)");
+    }
+
+    @Test
     void yamlItselfIsChecked() {
         assertThat(errors("""
                 source: stdin

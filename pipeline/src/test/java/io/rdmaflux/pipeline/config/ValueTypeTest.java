@@ -1,0 +1,87 @@
+package io.rdmaflux.pipeline.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** How each option type reads text, refuses bad text, and writes defaults back. */
+class ValueTypeTest {
+
+    @Test
+    void sizes() {
+        ValueType<Long> size = ValueType.size(0, Long.MAX_VALUE);
+        assertThat(size.parse("65536")).isEqualTo(65536L);
+        assertThat(size.parse("64K")).isEqualTo(64L << 10);
+        assertThat(size.parse("4m")).isEqualTo(4L << 20);
+        assertThat(size.parse("4MiB")).isEqualTo(4L << 20);
+        assertThat(size.parse("4MB")).isEqualTo(4L << 20);
+        assertThat(size.parse(" 1G ")).isEqualTo(1L << 30);
+        assertThat(size.parse("2T")).isEqualTo(2L << 40);
+        assertThat(size.parse("12b")).isEqualTo(12L);
+        for (String bad : new String[] {"", "K", "1.5M", "-1", "4X", "1 M B", "99999999999999999999", "9999999999T"}) {
+            assertThatThrownBy(() -> size.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+        }
+        ValueType<Long> frame = ValueType.size(4 << 10, 64 << 20);
+        assertThatThrownBy(() -> frame.parse("128M")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(frame.description()).isEqualTo("a size from 4K to 64M (such as 64K or 4M)");
+        assertThat(frame.format(1L << 20)).isEqualTo("1M");
+        assertThat(frame.format(1500L)).isEqualTo("1500");
+    }
+
+    @Test
+    void durations() {
+        ValueType<Duration> d = ValueType.duration();
+        assertThat(d.parse("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(d.parse("10s")).isEqualTo(Duration.ofSeconds(10));
+        assertThat(d.parse("10")).isEqualTo(Duration.ofSeconds(10));
+        assertThat(d.parse("5m")).isEqualTo(Duration.ofMinutes(5));
+        assertThat(d.parse("1H")).isEqualTo(Duration.ofHours(1));
+        assertThat(d.parse("0")).isEqualTo(Duration.ZERO);
+        for (String bad : new String[] {"", "soon", "-1s", "1.5s", "10 days", "1d"}) {
+            assertThatThrownBy(() -> d.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThat(d.format(Duration.ofSeconds(30))).isEqualTo("30s");
+        assertThat(d.format(Duration.ofMillis(1500))).isEqualTo("1500ms");
+        assertThat(d.format(Duration.ofMinutes(2))).isEqualTo("2m");
+        assertThat(d.format(Duration.ZERO)).isEqualTo("0");
+    }
+
+    @Test
+    void integersBooleansEnumsPathsStrings() {
+        ValueType<Integer> port = ValueType.integer(1, 65535);
+        assertThat(port.parse("7691")).isEqualTo(7691);
+        assertThat(port.description()).isEqualTo("an integer 1-65535");
+        assertThat(ValueType.integer(-7, 22).description()).isEqualTo("an integer from -7 to 22");
+        for (String bad : new String[] {"0", "65536", "abc", "1e3", "99999999999999999999"}) {
+            assertThatThrownBy(() -> port.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThat(ValueType.bool().parse("TRUE")).isTrue();
+        assertThat(ValueType.bool().parse("false")).isFalse();
+        // YAML 1.1's other booleans are not booleans here.
+        for (String bad : new String[] {"yes", "no", "on", "off", "1"}) {
+            assertThatThrownBy(() -> ValueType.bool().parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThat(ValueType.oneOf("auto", "rdma", "tcp").parse("TCP")).isEqualTo("tcp");
+        assertThatThrownBy(() -> ValueType.oneOf("auto", "rdma", "tcp").parse("ib"))
+                .isInstanceOf(IllegalArgumentException.class);
+        String home = System.getProperty("user.home");
+        assertThat(ValueType.path().parse("~")).isEqualTo(Path.of(home));
+        assertThat(ValueType.path().parse("~/x/y")).isEqualTo(Path.of(home, "x", "y"));
+        assertThat(ValueType.path().parse("a/~b")).isEqualTo(Path.of("a/~b"));
+        assertThat(ValueType.path().parse("~user/x")).isEqualTo(Path.of("~user/x"));
+        assertThatThrownBy(() -> ValueType.string().parse("")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(ValueType.list(ValueType.string()).name()).isEqualTo("list of string");
+    }
+
+    @Test
+    void optionNamesAreKebabCase() {
+        assertThat(OptionSpec.required("frame-size", ValueType.string(), "x").name()).isEqualTo("frame-size");
+        for (String bad : new String[] {"frameSize", "frame_size", "-x", "x-", "Frame", "a--b", ""}) {
+            assertThatThrownBy(() -> OptionSpec.required(bad, ValueType.string(), "x")).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+}
