@@ -45,12 +45,15 @@ final class Validator {
         PipelineConfig.Part<SourcePlugin> source = raw.source() == null ? null
                 : part(raw.source(), "source", registry::source, registry.sources());
         List<PipelineConfig.Part<StagePlugin>> stages = new ArrayList<>();
-        List<RawPlugin> rawStages = new ArrayList<>();
+        List<CodecSpec> specs = new ArrayList<>();
+        List<RawValue> stageTypes = new ArrayList<>();
         for (RawPlugin s : raw.stages()) {
             PipelineConfig.Part<StagePlugin> p = part(s, "stage", registry::stage, registry.stages());
-            if (p != null && spec(s, p) != null) {
+            CodecSpec spec = p == null ? null : spec(s, p);
+            if (spec != null) {
                 stages.add(p);
-                rawStages.add(s);
+                specs.add(spec);
+                stageTypes.add(s.type());
             }
         }
         PipelineConfig.Part<SinkPlugin> sink = raw.sink() == null ? null
@@ -59,11 +62,10 @@ final class Validator {
         Optional<SinkPlugin> sinkType = raw.sink() == null || raw.sink().type() == null || raw.sink().type().text() == null
                 ? Optional.empty() : registry.sink(raw.sink().type().text());
         if (sinkType.isPresent() && !sinkType.get().providesSessionKey()) {
-            for (int i = 0; i < stages.size(); i++) {
-                PipelineConfig.Part<StagePlugin> stage = stages.get(i);
-                if (registry.codecs().resolve(stage.plugin().spec(stage.values())).requiresKey()) {
-                    RawValue type = rawStages.get(i).type();
-                    error(type.line(), type.key(), Pipeline.sessionKeyRequired(stage.plugin().name(),
+            for (int i = 0; i < specs.size(); i++) {
+                if (registry.codecs().resolve(specs.get(i)).requiresKey()) {
+                    RawValue type = stageTypes.get(i);
+                    error(type.line(), type.key(), Pipeline.sessionKeyRequired(specs.get(i).name(),
                             "a '" + sinkType.get().name() + "' sink"));
                 }
             }
@@ -118,6 +120,10 @@ final class Validator {
             RawValue at = e.option() == null ? null : raw.options().get(e.option());
             String key = e.option() == null ? raw.path() : raw.path() + "." + e.option();
             error(at != null ? at.line() : raw.line(), key, e.getMessage());
+            return null;
+        } catch (RuntimeException e) {
+            // A plugin from a jar may fail in its own way: still one line, never a trace.
+            error(raw.line(), raw.path(), kind + " '" + plugin.name() + "' refused its options: " + e);
             return null;
         }
         return new PipelineConfig.Part<>(plugin, values);
