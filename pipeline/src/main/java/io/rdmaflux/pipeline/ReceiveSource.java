@@ -107,7 +107,7 @@ public final class ReceiveSource implements PipelineSource {
         return Mono.defer(() -> {
             AtomicReference<SinkResult> result = new AtomicReference<>();
             AtomicBoolean arrived = new AtomicBoolean();
-            // Cancelling receiveOne() unbinds but leaves a stream in flight running: this ends
+            // Cancelling the outcome unbinds but leaves a stream in flight running: this ends
             // it, so that the sink cleans up and the sender is told why.
             Sinks.Empty<Void> cancelled = Sinks.empty();
             Mono<Void> work = FluxReceiver.create()
