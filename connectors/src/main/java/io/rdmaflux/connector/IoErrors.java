@@ -7,14 +7,17 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.util.Locale;
 
-/** Turns I/O exceptions into one-line, classified messages. */
-final class IoErrors {
+/**
+ * Turns I/O exceptions into one-line, classified messages. Public for the connectors in
+ * sub-packages (directory trees); not an API for applications.
+ */
+public final class IoErrors {
 
     private IoErrors() {
     }
 
     /** The reason behind an I/O failure, from its type and the operating system's wording. */
-    static Reason classify(Throwable e) {
+    public static Reason classify(Throwable e) {
         if (e instanceof NoSuchFileException) {
             return Reason.NOT_FOUND;
         }
@@ -45,7 +48,7 @@ final class IoErrors {
     }
 
     /** A short phrase for a reason, such as "disk full (no space left on device)". */
-    static String phrase(Reason reason, Throwable e) {
+    public static String phrase(Reason reason, Throwable e) {
         String m = text(e).toLowerCase(Locale.ROOT);
         return switch (reason) {
             case NOT_FOUND -> "no such file or directory";
@@ -61,7 +64,7 @@ final class IoErrors {
      * The operating system's reason without the path Java prepends: for a
      * {@link FileSystemException} its reason, for others the message.
      */
-    static String text(Throwable e) {
+    public static String text(Throwable e) {
         if (e instanceof FileSystemException fse && fse.getReason() != null) {
             return fse.getReason();
         }
@@ -69,7 +72,7 @@ final class IoErrors {
         return m != null ? m.replace('\n', ' ') : e.getClass().getSimpleName();
     }
 
-    static ConnectorException source(String what, Throwable e) {
+    public static ConnectorException source(String what, Throwable e) {
         if (e instanceof ConnectorException ce) {
             return ce;
         }

@@ -54,8 +54,8 @@ public record SourceOptions(int chunkSize, int buffers, Scheduler scheduler, Buf
         return new SourceOptions(v == null ? chunkSize : v.bufferSize(), buffers, scheduler, v);
     }
 
-    /** The number of pool buffers one subscription may hold. */
-    int permits() {
+    /** The number of pool buffers one subscription may hold: {@code buffers}, capped by the pool's capacity. */
+    public int permits() {
         return pool == null ? buffers : Math.min(buffers, pool.capacity());
     }
 }

@@ -210,7 +210,8 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
         String note = target.abort();
         // Report before cancelling upstream, so that the channel tells the peer this reason
         // rather than "receiver cancelled the stream".
-        result.error(own ? ownFailure(e, note) : upstreamFailure(e, note));
+        // A target may throw a ProtocolException to choose the code (a malformed tree stream).
+        result.error(own && !(e instanceof ProtocolException) ? ownFailure(e, note) : upstreamFailure(e, note));
         cancel();
         releaseQueued();
     }

@@ -1,10 +1,21 @@
 package io.rdmaflux.connector;
 
+import io.rdmaflux.buffer.Chunk;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
 
-/** Blocking writes to one output; used only by {@link WriteLoop}, one call at a time. */
-interface WriteTarget {
+/**
+ * Blocking writes to one output, driven by the connectors' write loop one call at a time on the
+ * options' scheduler. Public for the connectors in sub-packages (directory trees); a
+ * {@link Sink} built on it gets the loop's ownership, cancel and error handling for free.
+ *
+ * <p>A target that throws a {@link io.rdmaflux.protocol.ProtocolException} (rather than an I/O
+ * error) keeps that exception's code in the sink's failure, with what {@link #abort()} said
+ * appended; any other exception is classified as the sink's own I/O failure.
+ */
+public interface WriteTarget {
 
     /** Creates or opens the output. */
     void open() throws IOException;
@@ -24,4 +35,12 @@ interface WriteTarget {
 
     /** The output, for messages. */
     String describe();
+
+    /**
+     * A Mono that, when subscribed, opens {@code target} and writes {@code data} to it with the
+     * bound and threads {@link SinkOptions} describes, as the file sink does.
+     */
+    static Mono<SinkResult> run(WriteTarget target, Publisher<Chunk> data, SinkOptions options) {
+        return WriteLoop.write(target, data, options);
+    }
 }

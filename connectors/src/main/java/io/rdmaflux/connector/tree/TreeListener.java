@@ -1,0 +1,28 @@
+package io.rdmaflux.connector.tree;
+
+/**
+ * Progress of a tree source or sink, entry by entry: for progress displays and logs. Called
+ * synchronously on the I/O threads, possibly several at once; implementations must be
+ * thread-safe and quick (count, do not print per file). All methods do nothing by default.
+ */
+public interface TreeListener {
+
+    /** A listener that does nothing. */
+    TreeListener NONE = new TreeListener() { };
+
+    /**
+     * A file, link or directory is done: sent completely (source) or in place at its final name
+     * (sink). {@code bytes} is the file's content length, 0 for an unchanged file (sync) and for
+     * other kinds.
+     */
+    default void onDone(TreeEntry entry, long bytes) {
+    }
+
+    /** An entry failed; the rest of the tree goes on. */
+    default void onFailure(TreeFailure failure) {
+    }
+
+    /** Something was skipped or is worth knowing (a special file left out, say). */
+    default void onWarning(String path, String message) {
+    }
+}

@@ -1,0 +1,122 @@
+package io.rdmaflux.connector.tree;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.connector.ConnectorException;
+import io.rdmaflux.connector.ConnectorException.Reason;
+import io.rdmaflux.connector.Sink;
+import io.rdmaflux.connector.SinkResult;
+import io.rdmaflux.connector.WriteTarget;
+import io.rdmaflux.protocol.StreamMetadata;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+
+/**
+ * Recreates a tree stream ({@code docs/tree-format.md}, as a {@link TreeSource} sends it)
+ * under a destination directory.
+ *
+ * <p>Each file is written under a temporary name in its own directory
+ * ({@code .rdflux-XXXXXXXXXXXXXXXX.part}), checked against its length and CRC32C when its end
+ * arrives, given its mode and modification time, and only then renamed to its name (replacing
+ * a file or link of that name). Directories are created as they come and get their modes and
+ * times last, children first. A file the sender marked failed, or that cannot be written here,
+ * is discarded and reported by name in the {@link TreeReport}; the rest of the tree still
+ * arrives. Completed files stay in place if the stream fails later (a sync re-run sends only
+ * what is missing); partial files never do.
+ *
+ * <p>The stream is trusted with nothing: an entry that would land outside the destination
+ * (absolute paths, {@code ..}, a path through a symbolic link, including one the stream made),
+ * a device or other unknown kind, data longer or shorter than its header says, or a stream
+ * that ends without its END record, fails the stream with a PROTOCOL
+ * {@link io.rdmaflux.protocol.ProtocolException} that names the entry, and nothing is written
+ * outside the destination. Only the permission bits {@code 0777} are applied: a stream cannot
+ * make setuid files.
+ *
+ * <p>Writes run on the options' scheduler, never on the thread that delivers the chunks; see
+ * {@link Sink} for ownership and {@link TreeSinkOptions} for the memory bound.
+ *
+ * <pre>{@code
+ * TreeSink sink = TreeSink.of(Path.of("models"));
+ * FluxReceiver.create().port(7691).key(k)
+ *         .handle(stream -> sink.writeTree(stream.receiveChunks())
+ *                 .doOnNext(report -> report.failureLines().forEach(System.err::println))
+ *                 .then())
+ *         .receiveOne().block();
+ * }</pre>
+ */
+public final class TreeSink implements Sink {
+
+    private final Path dest;
+    private final TreeSinkOptions options;
+
+    private TreeSink(Path dest, TreeSinkOptions options) {
+        this.dest = dest;
+        this.options = options;
+    }
+
+    /** {@link #of(Path, TreeSinkOptions)} with default options. */
+    public static TreeSink of(Path dest) {
+        return of(dest, TreeSinkOptions.defaults());
+    }
+
+    /**
+     * A sink that makes {@code dest} the copy of the stream's root: a directory, created if
+     * missing and merged into if it exists (a link at {@code dest} itself is followed), or, for
+     * a tree of one file, that file. Checks now that its parent directory exists.
+     *
+     * @throws ConnectorException (SINK_FAILED) with a one-line message otherwise
+     */
+    public static TreeSink of(Path dest, TreeSinkOptions options) {
+        Objects.requireNonNull(dest, "dest");
+        Objects.requireNonNull(options, "options");
+        Path abs = dest.toAbsolutePath().normalize();
+        Path parent = abs.getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw ConnectorException.sink(Reason.NOT_FOUND, "cannot write " + dest + ": directory " + parent
+                    + " does not exist", null);
+        }
+        return new TreeSink(abs, options);
+    }
+
+    /** This sink with other options. */
+    public TreeSink withOptions(TreeSinkOptions options) {
+        return new TreeSink(dest, Objects.requireNonNull(options));
+    }
+
+    /** The destination. */
+    public Path dest() {
+        return dest;
+    }
+
+    /**
+     * Writes the tree and reports what arrived and what did not. Completes when the stream has
+     * ended with its END record and every entry is in place or reported failed; fails when the
+     * stream is malformed, cut short or cancelled, or the destination cannot be written at all
+     * (a full disk).
+     */
+    public Mono<TreeReport> writeTree(Publisher<Chunk> data) {
+        Objects.requireNonNull(data, "data");
+        return Mono.defer(() -> {
+            TreeWriter writer = new TreeWriter(dest, options);
+            return WriteTarget.run(writer, data, options.io()).map(r -> writer.report());
+        });
+    }
+
+    /** {@link #writeTree}, its failures as {@link SinkResult#failures()} lines. */
+    @Override
+    public Mono<SinkResult> write(Publisher<Chunk> data, StreamMetadata metadata) {
+        return writeTree(data).map(r -> new SinkResult(r.bytes(), r.location(), r.failureLines()));
+    }
+
+    @Override
+    public String describe() {
+        return dest.toString();
+    }
+
+    @Override
+    public String toString() {
+        return "TreeSink[" + dest + "]";
+    }
+}

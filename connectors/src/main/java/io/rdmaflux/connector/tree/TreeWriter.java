@@ -1,0 +1,753 @@
+package io.rdmaflux.connector.tree;
+
+import static io.rdmaflux.connector.tree.TreeFormat.malformed;
+
+import io.rdmaflux.connector.ConnectorException;
+import io.rdmaflux.connector.IoErrors;
+import io.rdmaflux.connector.WriteTarget;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
+
+/**
+ * The engine of {@link TreeSink}: applies a tree stream's records to the destination, one call
+ * at a time on the sink's write loop.
+ *
+ * <p><b>Hostile senders.</b> Every entry's path is checked by the parser (relative, no
+ * {@code ..}, {@code .} or empty components, no NUL). Here, every entry's parent must be a
+ * directory that this stream declared earlier and that this sink made sure, with a
+ * {@code NOFOLLOW_LINKS} check when it was declared, is a real directory (it created it, or
+ * found one); and no later entry may take a declared directory's path. So no entry can be
+ * reached through a symbolic link, whether the stream made it or it was there: the stream
+ * cannot name a path below a link, and it cannot turn a declared directory into one. Files and
+ * links are created under a fresh temporary name ({@code O_EXCL}) and renamed into place, which
+ * replaces a link rather than following it. Hard links may only name files this stream wrote.
+ * Anything else that breaks the format's rules fails the whole stream with a PROTOCOL error
+ * naming the entry. (The checks are made by path: a local user who can write into the
+ * destination while it is being written is not part of this threat model.)
+ *
+ * <p>Failures that concern one entry (a file the sender could not read, a name this file system
+ * refuses, a directory in the way) fail that entry only; a full disk fails the stream.
+ */
+final class TreeWriter implements WriteTarget, TreeParser.Handler {
+
+    private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
+    private static final ByteBuffer ZERO = ByteBuffer.allocateDirect(1).asReadOnlyBuffer();
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 * 1024).asReadOnlyBuffer();
+
+    private final Path dest;
+    private final TreeSinkOptions options;
+    private final TreeListener listener;
+    private final TreeParser parser = new TreeParser(this);
+
+    // Stream state.
+    private boolean rootIsDirectory;
+    private int nextId;
+    private boolean ended;
+    private final Set<String> directories = new HashSet<>();
+    private final Set<String> failedDirectories = new HashSet<>();
+    private final List<TreeEntry> directoryOrder = new ArrayList<>();
+    private final Map<Integer, OpenFile> open = new HashMap<>();
+    /** Files later entries may hard-link to: path -> whether it arrived. */
+    private final Map<String, Boolean> linkTargets = new HashMap<>();
+    /** With delete: each listed directory's entry names. */
+    private final Map<String, Set<String>> names = new HashMap<>();
+    private final Set<PosixFilePermission>[] permissions = newPermissionCache();
+    private Set<PosixFilePermission> createdPermissions;
+    private long senderOkBytes;
+    private long senderFailures;
+
+    // Report.
+    private long files;
+    private long directoryCount;
+    private long symlinks;
+    private long hardLinks;
+    private long unchanged;
+    private long bytes;
+    private long deleted;
+    private long failureCount;
+    private final List<TreeFailure> failures = new ArrayList<>();
+    private final List<String> warnings = new ArrayList<>();
+    private boolean deletionSkipped;
+
+    TreeWriter(Path dest, TreeSinkOptions options) {
+        this.dest = dest;
+        this.options = options;
+        this.listener = options.listener();
+    }
+
+    TreeReport report() {
+        return new TreeReport(dest.toString(), files, directoryCount, symlinks, hardLinks, unchanged, bytes, deleted,
+                failureCount, failures, warnings, deletionSkipped);
+    }
+
+    // ---- WriteTarget -----------------------------------------------------------------------
+
+    @Override
+    public void open() throws IOException {
+        Path parent = dest.getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw new NoSuchFileException(parent.toString(), null, "no such directory");
+        }
+    }
+
+    @Override
+    public void write(ByteBuffer src) throws IOException {
+        parser.feed(src);
+    }
+
+    @Override
+    public String commit() throws IOException {
+        parser.finish();
+        if (options.delete()) {
+            if (failureCount == 0) {
+                deleteExtraneous();
+            } else {
+                deletionSkipped = true;
+            }
+        }
+        // Children before parents: the reverse of the stream's order.
+        for (int i = directoryOrder.size() - 1; i >= 0; i--) {
+            TreeEntry d = directoryOrder.get(i);
+            Path dir = resolve(d.path());
+            try {
+                Files.setPosixFilePermissions(dir, permissions(d.mode()));
+                times(dir, d.mtimeNanos());
+                if (options.io().fsync()) {
+                    sync(dir);
+                }
+            } catch (IOException e) {
+                fatalIfFull(e);
+                failed(d.path(), "cannot set its mode and time: " + phrase(e));
+            }
+        }
+        return dest.toString();
+    }
+
+    @Override
+    public String abort() {
+        int removed = 0;
+        for (OpenFile f : open.values()) {
+            if (f.discard()) {
+                removed++;
+            }
+        }
+        open.clear();
+        String kept = files + hardLinks + symlinks > 0
+                ? "; the " + (files + hardLinks + symlinks) + " files and links completed before it are in place" : "";
+        return (removed > 0 ? "partial files removed" : "no partial file left") + kept;
+    }
+
+    @Override
+    public String describe() {
+        return dest.toString();
+    }
+
+    // ---- records ---------------------------------------------------------------------------
+
+    @Override
+    public void header(int flags) throws IOException {
+        if ((flags & TreeFormat.FLAG_LISTING) != 0) {
+            throw malformed("a listing where a tree with contents was expected");
+        }
+    }
+
+    @Override
+    public void entry(int id, TreeEntry e, int flags) throws IOException {
+        String where = "entry " + (id & 0xffffffffL) + " '" + e.path() + "'";
+        if (ended) {
+            throw malformed(where + " after the END record");
+        }
+        if (id != nextId) {
+            throw malformed(where + " out of sequence (expected entry " + nextId + ")");
+        }
+        nextId++;
+        String path = e.path();
+        if (id == 0) {
+            if (!path.isEmpty()) {
+                throw malformed("the first entry must be the root (an empty path), not '" + path + "'");
+            }
+            rootIsDirectory = e.kind() == TreeEntry.Kind.DIRECTORY;
+            if (e.kind() == TreeEntry.Kind.HARD_LINK) {
+                throw malformed("the root is a hard link");
+            }
+        } else {
+            if (path.isEmpty()) {
+                throw malformed(where + ": only the first entry may be the root");
+            }
+            if (!rootIsDirectory) {
+                throw malformed(where + ": the root is not a directory, so it is the only entry");
+            }
+            String parent = TreeFormat.parent(path);
+            if (directories.contains(path) || failedDirectories.contains(path)) {
+                throw malformed(where + " takes the path of a directory listed earlier");
+            }
+            if (!directories.contains(parent)) {
+                if (failedDirectories.contains(parent)) {
+                    failedDirectories.add(path);   // so that its own entries fail with it
+                    skip(id, e, flags, "not written: its directory could not be created");
+                    return;
+                }
+                throw malformed(where + ": its directory '" + parent + "' was not listed before it"
+                        + " (an entry may not be reached through a symbolic link or a missing directory)");
+            }
+            if (options.delete()) {
+                names.computeIfAbsent(parent, k -> new HashSet<>()).add(e.name());
+            }
+        }
+        Path target;
+        try {
+            target = resolve(path);
+        } catch (InvalidPathException x) {
+            if (e.kind() == TreeEntry.Kind.DIRECTORY) {
+                failedDirectories.add(path);
+            }
+            skip(id, e, flags, "its name cannot be written in this system's file-name encoding ("
+                    + System.getProperty("sun.jnu.encoding") + "); use a UTF-8 locale");
+            return;
+        }
+        switch (e.kind()) {
+            case DIRECTORY -> directory(e, target);
+            case FILE -> {
+                if ((flags & TreeFormat.F_DATA) != 0) {
+                    open(id, new OpenFile(e, target, flags, false));
+                } else {
+                    keep(e, target, flags);
+                }
+            }
+            case SYMLINK -> symlink(e, target);
+            case HARD_LINK -> hardLink(e, target);
+        }
+    }
+
+    /** An entry that fails here before anything is written: its contents, if any, are read and dropped. */
+    private void skip(int id, TreeEntry e, int flags, String reason) throws IOException {
+        failed(e.path(), reason);
+        linkTargets(e, flags, false);
+        if ((flags & TreeFormat.F_DATA) != 0) {
+            open(id, new OpenFile(e, null, flags, true));
+        }
+    }
+
+    @Override
+    public void data(int id, ByteBuffer data) throws IOException {
+        OpenFile f = file(id, "DATA");
+        int n = data.remaining();
+        f.grow(n);
+        f.write(data);
+    }
+
+    @Override
+    public void hole(int id, long count) throws IOException {
+        OpenFile f = file(id, "HOLE");
+        f.grow(count);
+        f.skip(count);
+    }
+
+    @Override
+    public void fileEnd(int id, String failure, long length, int crc) throws IOException {
+        OpenFile f = file(id, "FILE_END");
+        open.remove(id);
+        TreeEntry e = f.entry;
+        if (failure != null) {
+            senderFailures++;
+            f.discard();
+            linkTarget(f, false);
+            if (!f.ignored) {
+                failed(e.path(), failure);
+            }
+            return;
+        }
+        senderOkBytes += length;
+        if (length != f.received || length != e.size()) {
+            f.discard();
+            throw malformed("file '" + e.path() + "': its header says " + e.size() + " bytes, "
+                    + f.received + " arrived, its end says " + length);
+        }
+        if (f.ignored) {
+            return;   // reported when its entry came
+        }
+        if (f.localFailure != null) {
+            f.discard();
+            linkTarget(f, false);
+            failed(e.path(), f.localFailure);
+            return;
+        }
+        if ((int) f.crc.getValue() != crc) {
+            f.discard();
+            linkTarget(f, false);
+            failed(e.path(), "its CRC32C does not match: the data arrived damaged");
+            return;
+        }
+        f.commit();
+    }
+
+    @Override
+    public void notice(boolean error, String path, String message) {
+        if (error) {
+            senderFailures++;
+            failed(path, message);
+        } else {
+            warn(path, message);
+        }
+    }
+
+    @Override
+    public void end(long entries, long okBytes, long senderFailureCount) throws IOException {
+        if (!open.isEmpty()) {
+            throw malformed("END while " + open.size() + " files are still open (entry '"
+                    + open.values().iterator().next().entry.path() + "')");
+        }
+        if (entries != nextId || okBytes != senderOkBytes || senderFailureCount != senderFailures) {
+            throw malformed("END counts " + entries + " entries, " + okBytes + " bytes and " + senderFailureCount
+                    + " failures; the stream had " + nextId + ", " + senderOkBytes + " and " + senderFailures);
+        }
+        if (nextId == 0) {
+            throw malformed("the stream has no root entry");
+        }
+        ended = true;
+    }
+
+    // ---- entries ---------------------------------------------------------------------------
+
+    private void directory(TreeEntry e, Path target) throws IOException {
+        String path = e.path();
+        try {
+            BasicFileAttributes a = attributes(path.isEmpty() ? target : null, target);
+            if (a == null) {
+                Files.createDirectory(target);
+            } else if (!a.isDirectory()) {
+                if (path.isEmpty()) {
+                    throw ConnectorException.sink(ConnectorException.Reason.NOT_A_FILE, "cannot write " + dest
+                            + ": it exists and is not a directory", null);
+                }
+                // A file or link in the way of a directory is replaced, as rsync does.
+                Files.delete(target);
+                Files.createDirectory(target);
+            }
+        } catch (IOException x) {
+            fatalIfFull(x);
+            if (path.isEmpty()) {
+                throw x;
+            }
+            failedDirectories.add(path);
+            failed(path, "cannot create this directory: " + phrase(x));
+            return;
+        }
+        directories.add(path);
+        directoryOrder.add(e);
+        directoryCount++;
+        listener.onDone(e, 0);
+    }
+
+    /** A file the sender found current (sync): kept, its mode and time brought up to date. */
+    private void keep(TreeEntry e, Path target, int flags) throws IOException {
+        try {
+            PosixFileAttributes a = Files.readAttributes(target, PosixFileAttributes.class, NOFOLLOW);
+            if (!a.isRegularFile() || a.size() != e.size()) {
+                failed(e.path(), "was to be kept as it is, but changed at the destination since it was listed");
+                linkTargets(e, flags, false);
+                return;
+            }
+            if (!a.permissions().equals(permissions(e.mode()))) {
+                Files.setPosixFilePermissions(target, permissions(e.mode()));
+            }
+            if (a.lastModifiedTime().to(TimeUnit.NANOSECONDS) != e.mtimeNanos()) {
+                times(target, e.mtimeNanos());
+            }
+        } catch (IOException x) {
+            fatalIfFull(x);
+            failed(e.path(), "was to be kept as it is, but " + phrase(x));
+            linkTargets(e, flags, false);
+            return;
+        }
+        unchanged++;
+        linkTargets(e, flags, true);
+        listener.onDone(e, 0);
+    }
+
+    private void symlink(TreeEntry e, Path target) throws IOException {
+        Path temp = null;
+        try {
+            if (Files.isSymbolicLink(target) && Files.readSymbolicLink(target).toString().equals(e.link())) {
+                times(target, e.mtimeNanos());
+            } else {
+                temp = temporary(target);
+                Files.createSymbolicLink(temp, target.getFileSystem().getPath(e.link()));
+                times(temp, e.mtimeNanos());
+                into(temp, target);
+            }
+        } catch (IOException | InvalidPathException x) {
+            deleteQuietly(temp);
+            fatalIfFull(x);
+            failed(e.path(), "cannot make this symbolic link: " + phrase(x));
+            return;
+        }
+        symlinks++;
+        listener.onDone(e, 0);
+    }
+
+    private void hardLink(TreeEntry e, Path target) throws IOException {
+        Boolean arrived = linkTargets.get(e.link());
+        if (arrived == null) {
+            throw malformed("hard link '" + e.path() + "' names '" + e.link()
+                    + "', which is not a file this stream wrote");
+        }
+        if (!arrived) {
+            failed(e.path(), "not linked: '" + e.link() + "', the file it is a name of, did not arrive");
+            return;
+        }
+        Path temp = null;
+        try {
+            Path file = resolve(e.link());
+            if (!sameFile(target, file)) {
+                temp = temporary(target);
+                Files.createLink(temp, file);
+                // (rename() of two names of one file does nothing: hence the check above)
+                into(temp, target);
+            }
+        } catch (IOException x) {
+            deleteQuietly(temp);
+            fatalIfFull(x);
+            failed(e.path(), "cannot make this hard link: " + phrase(x));
+            return;
+        }
+        hardLinks++;
+        listener.onDone(e, 0);
+    }
+
+    private void open(int id, OpenFile f) throws IOException {
+        if (open.size() >= options.maxOpenFiles()) {
+            throw malformed("more than " + options.maxOpenFiles() + " files open at once (entry '"
+                    + f.entry.path() + "')");
+        }
+        open.put(id, f);
+    }
+
+    private OpenFile file(int id, String record) throws IOException {
+        OpenFile f = open.get(id);
+        if (f == null) {
+            throw malformed(record + " for file " + (id & 0xffffffffL) + ", which is not open");
+        }
+        return f;
+    }
+
+    /** A file being received: written under a temporary name, renamed on its verified end. */
+    private final class OpenFile {
+        final TreeEntry entry;
+        final Path target;
+        final int flags;
+        final boolean ignored;
+        final CRC32C crc = new CRC32C();
+        Path temp;
+        FileChannel channel;
+        long received;
+        boolean endsInHole;
+        String localFailure;
+
+        OpenFile(TreeEntry entry, Path target, int flags, boolean ignored) {
+            this.entry = entry;
+            this.target = target;
+            this.flags = flags;
+            this.ignored = ignored;
+            if (ignored) {
+                localFailure = "not written";
+            }
+        }
+
+        void grow(long n) throws IOException {
+            if (received + n > entry.size()) {
+                discard();
+                throw malformed("file '" + entry.path() + "': more data than the " + entry.size()
+                        + " bytes its header says");
+            }
+        }
+
+        void write(ByteBuffer data) throws IOException {
+            int start = data.position();
+            crc.update(data);
+            data.position(start);
+            long at = received;
+            received += data.remaining();
+            endsInHole = false;
+            if (localFailure != null) {
+                return;
+            }
+            try {
+                create();
+                while (data.hasRemaining()) {
+                    at += channel.write(data, at);
+                }
+            } catch (IOException x) {
+                fatalIfFull(x);
+                localFailure = "cannot write it: " + phrase(x);
+                closeAndDelete();
+            }
+        }
+
+        void skip(long count) {
+            for (long left = count; left > 0; ) {
+                int n = (int) Math.min(left, ZEROS.capacity());
+                crc.update(ZEROS.slice(0, n));
+                left -= n;
+            }
+            received += count;
+            endsInHole = true;
+        }
+
+        private void create() throws IOException {
+            if (channel == null) {
+                temp = temporary(target);
+                channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            }
+        }
+
+        /** Sets mode and time, renames into place. */
+        void commit() throws IOException {
+            try {
+                create();
+                if (endsInHole) {
+                    // A hole at the end is not written: one zero byte gives the file its length.
+                    channel.write(ZERO.duplicate(), received - 1);
+                }
+                if (options.io().fsync()) {
+                    channel.force(true);
+                }
+                channel.close();
+                Set<PosixFilePermission> perms = permissions(entry.mode());
+                if (createdPermissions == null) {
+                    createdPermissions = Files.getPosixFilePermissions(temp, NOFOLLOW);
+                }
+                if (!perms.equals(createdPermissions)) {
+                    Files.setPosixFilePermissions(temp, perms);
+                }
+                times(temp, entry.mtimeNanos());
+                into(temp, target);
+                temp = null;
+            } catch (IOException x) {
+                closeAndDelete();
+                fatalIfFull(x);
+                linkTarget(this, false);
+                failed(entry.path(), "cannot write it: " + phrase(x));
+                return;
+            }
+            files++;
+            bytes += received;
+            linkTarget(this, true);
+            listener.onDone(entry, received);
+        }
+
+        /** Closes and removes the temporary file; true when there was one. */
+        boolean discard() {
+            boolean had = temp != null;
+            closeAndDelete();
+            return had;
+        }
+
+        private void closeAndDelete() {
+            if (channel != null) {
+                try {
+                    channel.close();
+                } catch (IOException ignored) {
+                    // Removed next.
+                }
+            }
+            deleteQuietly(temp);
+            temp = null;
+        }
+    }
+
+    private void linkTarget(OpenFile f, boolean arrived) {
+        linkTargets(f.entry, f.flags, arrived);
+    }
+
+    private void linkTargets(TreeEntry e, int flags, boolean arrived) {
+        if ((flags & TreeFormat.F_LINK_TARGET) != 0) {
+            linkTargets.put(e.path(), arrived);
+        }
+    }
+
+    // ---- deletion --------------------------------------------------------------------------
+
+    /** Removes what the listed directories hold and the stream did not list. */
+    private void deleteExtraneous() throws IOException {
+        for (TreeEntry d : directoryOrder) {
+            Set<String> keep = names.getOrDefault(d.path(), Set.of());
+            Path dir = resolve(d.path());
+            List<Path> extra = new ArrayList<>();
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+                for (Path p : ds) {
+                    if (!keep.contains(p.getFileName().toString()) || !dir.resolve(p.getFileName().toString()).equals(p)) {
+                        extra.add(p);
+                    }
+                }
+            } catch (IOException x) {
+                failed(d.path(), "cannot list it to delete extraneous entries: " + phrase(x));
+                continue;
+            }
+            for (Path p : extra) {
+                try {
+                    deleteTree(p);
+                    deleted++;
+                } catch (IOException x) {
+                    fatalIfFull(x);
+                    failed(dest.relativize(p).toString(), "cannot delete it: " + phrase(x));
+                }
+            }
+        }
+    }
+
+    /** Deletes a file, a link (not what it points to) or a whole directory. */
+    private static void deleteTree(Path p) throws IOException {
+        if (!Files.isDirectory(p, NOFOLLOW)) {
+            Files.delete(p);
+            return;
+        }
+        Files.walkFileTree(p, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+                if (e != null) {
+                    throw e;
+                }
+                Files.delete(dir);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------
+
+    private Path resolve(String path) {
+        return path.isEmpty() ? dest : dest.resolve(path);
+    }
+
+    /** The attributes of {@code target} without following a link (following one at the root), or null. */
+    private static BasicFileAttributes attributes(Path root, Path target) throws IOException {
+        try {
+            return root != null ? Files.readAttributes(root, BasicFileAttributes.class)
+                    : Files.readAttributes(target, BasicFileAttributes.class, NOFOLLOW);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    /** Whether {@code a} (not followed if a link) is the file {@code b} already. */
+    private static boolean sameFile(Path a, Path b) throws IOException {
+        BasicFileAttributes x = attributes(null, a);
+        return x != null && x.fileKey() != null
+                && x.fileKey().equals(Files.readAttributes(b, BasicFileAttributes.class, NOFOLLOW).fileKey());
+    }
+
+    private static Path temporary(Path target) {
+        String suffix = Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+        return target.resolveSibling(".rdflux-" + suffix + ".part");
+    }
+
+    /** Renames into place; a link or file already there is replaced, never followed. */
+    private static void into(Path temp, Path target) throws IOException {
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static void times(Path p, long mtimeNanos) throws IOException {
+        Files.getFileAttributeView(p, BasicFileAttributeView.class, NOFOLLOW)
+                .setTimes(FileTime.from(mtimeNanos, TimeUnit.NANOSECONDS), null, null);
+    }
+
+    private static void sync(Path dir) throws IOException {
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
+        }
+    }
+
+    private Set<PosixFilePermission> permissions(int mode) {
+        int m = mode & 0777;   // setuid, setgid and sticky bits are not applied (Java has no call for them)
+        Set<PosixFilePermission> s = permissions[m];
+        if (s == null) {
+            StringBuilder b = new StringBuilder(9);
+            String rwx = "rwxrwxrwx";
+            for (int i = 0; i < 9; i++) {
+                b.append((m & (0400 >> i)) != 0 ? rwx.charAt(i) : '-');
+            }
+            s = Set.copyOf(PosixFilePermissions.fromString(b.toString()));
+            permissions[m] = s;
+        }
+        return s;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Set<PosixFilePermission>[] newPermissionCache() {
+        return (Set<PosixFilePermission>[]) new Set<?>[512];
+    }
+
+    /** A full disk ends the stream: every later file would fail the same way. */
+    private void fatalIfFull(Exception x) throws IOException {
+        if (x instanceof IOException io && IoErrors.classify(io) == ConnectorException.Reason.NO_SPACE) {
+            throw io;
+        }
+    }
+
+    private static String phrase(Exception x) {
+        if (x instanceof IOException io) {
+            ConnectorException.Reason r = IoErrors.classify(io);
+            return r == ConnectorException.Reason.IO ? IoErrors.text(io) : IoErrors.phrase(r, io);
+        }
+        return x.getMessage();
+    }
+
+    private static void deleteQuietly(Path p) {
+        if (p != null) {
+            try {
+                Files.deleteIfExists(p);
+            } catch (IOException ignored) {
+                // Best effort: the error that got us here is the one reported.
+            }
+        }
+    }
+
+    private void failed(String path, String reason) {
+        failureCount++;
+        TreeFailure f = new TreeFailure(path, reason);
+        if (failures.size() < options.maxReported()) {
+            failures.add(f);
+        }
+        listener.onFailure(f);
+    }
+
+    private void warn(String path, String message) {
+        if (warnings.size() < options.maxReported()) {
+            warnings.add((path.isEmpty() ? "." : path) + ": " + message);
+        }
+        listener.onWarning(path, message);
+    }
+}
