@@ -371,13 +371,8 @@ final class TreeReader {
             p.failure = "cannot open it: " + IoErrors.phrase(IoErrors.classify(x), x);
             return p;
         }
-        long size;
-        try {
-            size = ch.size();
-        } catch (IOException x) {
-            ch.close();
-            throw x;
-        }
+        // The walk's size: a file that changed since is caught by the check after the read.
+        long size = e.size();
         boolean lane = options.parallelFiles() > 0 && size >= options.largeFileSize()
                 && (flags & TreeFormat.F_LINK_TARGET) == 0;
         return new Pending(item, e, flags | TreeFormat.F_DATA, lane, new Opened(item, ch, size));
@@ -545,8 +540,9 @@ final class TreeReader {
         }
 
         /**
-         * Ends the file: writes its FILE_END into {@code b}, OK only when everything was read
-         * and the file did not change meanwhile (size, mtime and ctime as the walk saw them).
+         * Ends the file: writes its FILE_END into {@code b}, OK only when all of the size the
+         * walk saw was read and the file did not change since the walk (its size, mtime and
+         * ctime are the walk's).
          */
         void end(ByteBuffer b, int id) {
             String why = failure != null ? failure : changed();
@@ -564,12 +560,8 @@ final class TreeReader {
         }
 
         private String changed() {
-            long walked = item.entry.size();
             if (position < size) {
                 return "shrank while it was read (" + position + " of " + size + " bytes)";
-            }
-            if (size != walked) {
-                return "changed between the walk and the read (" + walked + " -> " + size + " bytes)";
             }
             Map<String, Object> a;
             try {

@@ -64,6 +64,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private final TreeSinkOptions options;
     private final TreeListener listener;
     private final TreeParser parser = new TreeParser(this);
+    private final FileTime started = FileTime.from(java.time.Instant.now());
 
     // Stream state.
     private boolean rootIsDirectory;
@@ -137,7 +138,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             Path dir = resolve(d.path());
             try {
                 Files.setPosixFilePermissions(dir, permissions(d.mode()));
-                times(dir, d.mtimeNanos());
+                times(dir, d.mtimeNanos(), false);
                 if (options.io().fsync()) {
                     sync(dir);
                 }
@@ -378,7 +379,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 Files.setPosixFilePermissions(target, permissions(e.mode()));
             }
             if (a.lastModifiedTime().to(TimeUnit.NANOSECONDS) != e.mtimeNanos()) {
-                times(target, e.mtimeNanos());
+                times(target, e.mtimeNanos(), false);
             }
         } catch (IOException x) {
             fatalIfFull(x);
@@ -395,11 +396,11 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         Path temp = null;
         try {
             if (Files.isSymbolicLink(target) && Files.readSymbolicLink(target).toString().equals(e.link())) {
-                times(target, e.mtimeNanos());
+                times(target, e.mtimeNanos(), true);
             } else {
                 temp = temporary(target);
                 Files.createSymbolicLink(temp, target.getFileSystem().getPath(e.link()));
-                times(temp, e.mtimeNanos());
+                times(temp, e.mtimeNanos(), true);
                 into(temp, target);
             }
         } catch (IOException | InvalidPathException x) {
@@ -546,7 +547,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 if (!perms.equals(createdPermissions)) {
                     Files.setPosixFilePermissions(temp, perms);
                 }
-                times(temp, entry.mtimeNanos());
+                times(temp, entry.mtimeNanos(), false);
                 into(temp, target);
                 temp = null;
             } catch (IOException x) {
@@ -679,9 +680,16 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
     }
 
-    private static void times(Path p, long mtimeNanos) throws IOException {
-        Files.getFileAttributeView(p, BasicFileAttributeView.class, NOFOLLOW)
-                .setTimes(FileTime.from(mtimeNanos, TimeUnit.NANOSECONDS), null, null);
+    /**
+     * Sets the modification time, and the access time to when this stream began: with both
+     * given, the JDK needs no stat to keep one of them. {@code link}: {@code p} is a symbolic
+     * link, its own time is set; otherwise {@code p} is a file or directory this sink checked or
+     * created, and the call may follow it (which spares the JDK an lstat).
+     */
+    private void times(Path p, long mtimeNanos, boolean link) throws IOException {
+        BasicFileAttributeView view = link ? Files.getFileAttributeView(p, BasicFileAttributeView.class, NOFOLLOW)
+                : Files.getFileAttributeView(p, BasicFileAttributeView.class);
+        view.setTimes(FileTime.from(mtimeNanos, TimeUnit.NANOSECONDS), started, null);
     }
 
     private static void sync(Path dir) throws IOException {
