@@ -7,7 +7,8 @@
  * {@link io.rdmaflux.connector.FileSink}) and the standard streams
  * ({@link io.rdmaflux.connector.StdinSource}, {@link io.rdmaflux.connector.StdoutSink});
  * {@link io.rdmaflux.connector.ChannelSource} and {@link io.rdmaflux.connector.ChannelSink}
- * adapt any byte channel, which is what command and process connectors build on.
+ * adapt any byte channel, which is what command and process connectors build on. Directory
+ * trees are in {@code io.rdmaflux.connector.tree}.
  *
  * <p><b>Ownership rule</b> (the one {@link io.rdmaflux.buffer.Chunk} states): every chunk is a
  * lease released exactly once by its final owner. A source hands each chunk it emits to its

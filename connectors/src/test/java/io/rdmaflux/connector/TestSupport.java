@@ -16,7 +16,7 @@ import java.util.function.BooleanSupplier;
 import reactor.core.publisher.Flux;
 
 /** Seeded data, digests, and polling for asynchronous clean-up (a generous deadline, not a timing threshold). */
-final class TestSupport {
+public final class TestSupport {
 
     private TestSupport() {
     }
@@ -80,7 +80,7 @@ final class TestSupport {
     }
 
     /** Waits for a condition that clean-up on another thread makes true; fails after 20 s. */
-    static void await(String what, BooleanSupplier condition) {
+    public static void await(String what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + 20_000_000_000L;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

@@ -3,8 +3,12 @@ package io.rdmaflux.connector.tree;
 import static io.rdmaflux.connector.tree.Trees.T;
 import static io.rdmaflux.connector.tree.Trees.listing;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.buffer.BufferPool;
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.connector.SinkResult;
+import io.rdmaflux.connector.TestSupport;
 import io.rdmaflux.connector.SourceOptions;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.publisher.Flux;
 
 /** TreeSource straight into TreeSink (no channel), compared by an independent listing. */
 class TreeRoundTripTest {
@@ -117,7 +122,10 @@ class TreeRoundTripTest {
         Path dst = dir.resolve("dst");
 
         TreeReport report = TreeSink.of(dst).writeTree(TreeSource.of(src).open()).block(T);
+        SinkResult result = TreeSink.of(dir.resolve("dst2")).write(TreeSource.of(src).open()).block(T);
 
+        assertThat(result.complete()).isFalse();
+        assertThat(result.failures()).singleElement().asString().contains("its name is not valid");
         assertThat(report.warnings()).containsExactly("fifo: skipped: a FIFO (special files are not copied)");
         assertThat(report.failureLines()).singleElement().asString()
                 .contains("its name is not valid in the file-name encoding");
@@ -137,6 +145,47 @@ class TreeRoundTripTest {
         Trees.assertSameTree(dst, src);
         assertThat(pool.allocatedBytes()).isEqualTo(2L * TreeSourceOptions.MIN_CHUNK_SIZE);
         assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
+    void cancellingMidStreamGivesBackEveryBufferAndClosesEveryFile() throws IOException {
+        Path src = Trees.varied(dir.resolve("src"), 300, 2 << 20, 8);
+        BufferPool pool = new BufferPool("cancelled", 64 * 1024, 6);
+        TreeSourceOptions options = TreeSourceOptions.defaults().withLargeFileSize(256 * 1024)
+                .withIo(SourceOptions.defaults().withPool(pool));
+        for (int taken : new int[] {1, 3, 20, 60}) {
+            TreeSource.of(src, options).open().take(taken).doOnNext(Chunk::release)
+                    .doOnDiscard(Chunk.class, Chunk::releaseQuietly).blockLast(T);
+            TestSupport.await("buffers back after " + taken + " chunks", () -> pool.outstanding() == 0);
+            TestSupport.await("files closed after " + taken + " chunks", () -> openFilesUnder(src) == 0);
+        }
+    }
+
+    @Test
+    void aStreamThatFailsMidFileLeavesNoPartialFile() throws IOException {
+        Path src = Trees.varied(dir.resolve("src"), 20, 2 << 20, 9);
+        byte[] stream = Trees.collect(TreeSource.of(src, TreeSourceOptions.defaults().withLargeFileSize(1 << 20)).open());
+        Path dst = dir.resolve("dst");
+        Flux<Chunk> cut = Trees.chunks(stream, 100_000).take(stream.length / 100_000 - 3)
+                .concatWith(Flux.error(new IllegalStateException("connection lost")));
+        assertThatThrownBy(() -> TreeSink.of(dst).writeTree(cut).block(T))
+                .hasMessageContaining("connection lost").hasMessageContaining("partial files removed");
+        assertThat(Trees.temporaries(dst)).isEmpty();
+    }
+
+    /** How many of this process's file descriptors are open on files under {@code dir}. */
+    private static long openFilesUnder(Path dir) {
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.filter(fd -> {
+                try {
+                    return Files.readSymbolicLink(fd).startsWith(dir);
+                } catch (IOException e) {
+                    return false;   // closed meanwhile
+                }
+            }).count();
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static long blocks(Path p) throws IOException {
