@@ -47,6 +47,11 @@ public final class IoErrors {
         return Reason.IO;
     }
 
+    /** {@link #phrase(Reason, Throwable)} for the reason {@link #classify} finds. */
+    public static String phrase(Throwable e) {
+        return phrase(classify(e), e);
+    }
+
     /** A short phrase for a reason, such as "disk full (no space left on device)". */
     public static String phrase(Reason reason, Throwable e) {
         String m = text(e).toLowerCase(Locale.ROOT);

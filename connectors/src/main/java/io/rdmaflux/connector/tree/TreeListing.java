@@ -3,6 +3,7 @@ package io.rdmaflux.connector.tree;
 import static io.rdmaflux.connector.tree.TreeFormat.malformed;
 
 import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.connector.IoErrors;
 import io.rdmaflux.connector.Source;
 import io.rdmaflux.connector.SourceOptions;
 import java.io.IOException;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.reactivestreams.Publisher;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -105,7 +107,7 @@ public final class TreeListing {
                     }
                 }
             } catch (IOException e) {
-                sink.error(io.rdmaflux.connector.IoErrors.source("tree " + root, e));
+                sink.error(IoErrors.source("tree " + root, e));
                 return walker;
             }
         }, TreeWalker::close).subscribeOn(scheduler);
@@ -149,7 +151,7 @@ public final class TreeListing {
                         try {
                             parser.feed(c.buffer());
                         } catch (IOException e) {
-                            throw reactor.core.Exceptions.propagate(e);
+                            throw Exceptions.propagate(e);
                         } finally {
                             c.release();
                         }

@@ -368,7 +368,7 @@ final class TreeReader {
             return new Pending(TreeWalker.notice(false, e.path(), "vanished before it was read"), null, 0, false, null);
         } catch (IOException x) {
             Pending p = new Pending(item, e, flags | TreeFormat.F_DATA, false, null);
-            p.failure = "cannot open it: " + IoErrors.phrase(IoErrors.classify(x), x);
+            p.failure = "cannot open it: " + IoErrors.phrase(x);
             return p;
         }
         // The walk's size: a file that changed since is caught by the check after the read.
@@ -524,7 +524,7 @@ final class TreeReader {
                     got += r;
                 }
             } catch (IOException e) {
-                failure = "read error: " + IoErrors.phrase(IoErrors.classify(e), e);
+                failure = "read error: " + IoErrors.phrase(e);
                 b.limit(limit).position(start);
                 return 0;
             }

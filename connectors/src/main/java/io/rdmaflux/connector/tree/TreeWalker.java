@@ -162,7 +162,7 @@ final class TreeWalker implements Closeable {
             if (path.isEmpty()) {
                 throw e;
             }
-            pending.add(new Item(true, path, "cannot read its attributes: " + IoErrors.phrase(IoErrors.classify(e), e)));
+            pending.add(new Item(true, path, "cannot read its attributes: " + IoErrors.phrase(e)));
             return;
         }
         int mode = (Integer) a.get("mode");
@@ -174,7 +174,7 @@ final class TreeWalker implements Closeable {
                 mode = (Integer) a.get("mode");
             } catch (IOException e) {
                 pending.add(new Item(true, path, "a symbolic link that cannot be followed: "
-                        + IoErrors.phrase(IoErrors.classify(e), e)));
+                        + IoErrors.phrase(e)));
                 return;
             }
         }
@@ -226,7 +226,7 @@ final class TreeWalker implements Closeable {
             }
             Throwable cause = e instanceof java.nio.file.DirectoryIteratorException d ? d.getCause() : e;
             pending.add(new Item(true, path, "cannot list this directory: "
-                    + IoErrors.phrase(IoErrors.classify(cause), cause) + "; its contents were not copied"));
+                    + IoErrors.phrase(cause) + "; its contents were not copied"));
             return;
         }
         Path[] sorted = children.toArray(new Path[0]);

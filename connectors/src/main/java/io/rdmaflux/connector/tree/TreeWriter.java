@@ -726,11 +726,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     }
 
     private static String phrase(Exception x) {
-        if (x instanceof IOException io) {
-            ConnectorException.Reason r = IoErrors.classify(io);
-            return r == ConnectorException.Reason.IO ? IoErrors.text(io) : IoErrors.phrase(r, io);
-        }
-        return x.getMessage();
+        return x instanceof IOException ? IoErrors.phrase(x) : x.getMessage();
     }
 
     private static void deleteQuietly(Path p) {
