@@ -31,7 +31,7 @@ public final class TestSupport {
         return Files.write(dir.resolve(name), randomBytes(size, seed));
     }
 
-    static String sha256(Path file) throws IOException {
+    public static String sha256(Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
             byte[] buf = new byte[1 << 16];
@@ -63,7 +63,7 @@ public final class TestSupport {
     }
 
     /** Collects a source's bytes, releasing every chunk. */
-    static byte[] collect(Flux<Chunk> chunks) {
+    public static byte[] collect(Flux<Chunk> chunks) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         chunks.doOnNext(c -> out.writeBytes(drain(c))).blockLast(java.time.Duration.ofSeconds(60));
         return out.toByteArray();

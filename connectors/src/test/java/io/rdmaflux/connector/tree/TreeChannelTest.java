@@ -1,7 +1,6 @@
 package io.rdmaflux.connector.tree;
 
 import static io.rdmaflux.connector.tree.Trees.T;
-import static io.rdmaflux.connector.tree.Trees.listing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.buffer.BufferPool;
@@ -17,6 +16,7 @@ import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.connector.BlockHoundSupport;
 import io.rdmaflux.connector.Source;
 import io.rdmaflux.connector.SourceOptions;
+import io.rdmaflux.connector.TestSupport;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.TransportKind;
 import java.io.IOException;
@@ -68,7 +68,7 @@ class TreeChannelTest {
         Path dst = dir.resolve("dst");
         CodecChain chain = CodecChain.builder().zstd(1).build();
         // The first use of zstd loads its native library out of its jar: not on an event loop.
-        Trees.collect(CodecChain.parse(chain.format()).decode(chain.encode(
+        TestSupport.collect(CodecChain.parse(chain.format()).decode(chain.encode(
                 Flux.just(Chunk.wrap(java.nio.ByteBuffer.allocate(100))), CodecContext.keyless()), CodecContext.keyless()));
         int block = chain.blockSizeFor(ChannelOptions.defaults().frameSize());
         TreeSource source = TreeSource.of(src, TreeSourceOptions.defaults().withLargeFileSize(1 << 20)

@@ -1,7 +1,6 @@
 package io.rdmaflux.connector.tree;
 
 import static io.rdmaflux.connector.tree.Trees.T;
-import static io.rdmaflux.connector.tree.Trees.listing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -58,7 +57,7 @@ class TreeRoundTripTest {
     }
 
     private void cutAnywhere(Path src, int[] pieces) throws IOException {
-        byte[] stream = Trees.collect(TreeSource.of(src, TreeSourceOptions.defaults().withLargeFileSize(100_000)).open());
+        byte[] stream = TestSupport.collect(TreeSource.of(src, TreeSourceOptions.defaults().withLargeFileSize(100_000)).open());
         for (int piece : pieces) {
             Path dst = dir.resolve(src.getFileName() + "-cut-" + piece);
             TreeReport report = TreeSink.of(dst).writeTree(Trees.chunks(stream, piece)).block(T);
@@ -74,7 +73,7 @@ class TreeRoundTripTest {
         TreeSink.of(dst).writeTree(TreeSource.of(src, TreeSourceOptions.defaults().withLargeFileSize(1 << 20)).open())
                 .block(T);
         Path sparse = dst.resolve("weights/sparse.img");
-        assertThat(Trees.sha256(sparse)).isEqualTo(Trees.sha256(src.resolve("weights/sparse.img")));
+        assertThat(TestSupport.sha256(sparse)).isEqualTo(TestSupport.sha256(src.resolve("weights/sparse.img")));
         assertThat(Files.size(sparse)).isEqualTo(5L * (4 << 20));
         // Allocated blocks, from du: far fewer than the length.
         assertThat(blocks(sparse) * 512).isLessThan(2L << 20);
@@ -164,7 +163,7 @@ class TreeRoundTripTest {
     @Test
     void aStreamThatFailsMidFileLeavesNoPartialFile() throws IOException {
         Path src = Trees.varied(dir.resolve("src"), 20, 2 << 20, 9);
-        byte[] stream = Trees.collect(TreeSource.of(src, TreeSourceOptions.defaults().withLargeFileSize(1 << 20)).open());
+        byte[] stream = TestSupport.collect(TreeSource.of(src, TreeSourceOptions.defaults().withLargeFileSize(1 << 20)).open());
         Path dst = dir.resolve("dst");
         Flux<Chunk> cut = Trees.chunks(stream, 100_000).take(stream.length / 100_000 - 3)
                 .concatWith(Flux.error(new IllegalStateException("connection lost")));

@@ -1,8 +1,8 @@
 package io.rdmaflux.connector.tree;
 
 import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.connector.TestSupport;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -11,10 +11,8 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -170,40 +168,13 @@ final class Trees {
             default -> "other";
         };
         String tail = switch (type) {
-            case "file" -> a.get("size") + " " + sha256(p);
+            case "file" -> a.get("size") + " " + TestSupport.sha256(p);
             case "link" -> "-> " + Files.readSymbolicLink(p);
             default -> "";
         };
         long time = type.equals("link") ? mtime / 1000 : mtime;
         String perms = type.equals("link") ? "" : Integer.toOctalString(mode & 07777);
         return type + " " + perms + " " + time + " " + tail;
-    }
-
-    static String sha256(Path file) throws IOException {
-        try (InputStream in = Files.newInputStream(file)) {
-            MessageDigest md = MessageDigest.getInstance("SHA-256");
-            byte[] buf = new byte[1 << 16];
-            int n;
-            while ((n = in.read(buf)) > 0) {
-                md.update(buf, 0, n);
-            }
-            return HexFormat.of().formatHex(md.digest());
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    /** The stream's bytes, every chunk released. */
-    static byte[] collect(Flux<Chunk> chunks) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        chunks.doOnNext(c -> {
-            java.nio.ByteBuffer b = c.buffer();
-            byte[] x = new byte[b.remaining()];
-            b.get(x);
-            out.writeBytes(x);
-            c.release();
-        }).blockLast(T);
-        return out.toByteArray();
     }
 
     /** {@code data} as heap chunks of {@code size} bytes, cut anywhere. */
