@@ -25,7 +25,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -46,14 +45,7 @@ class ChannelRoundTripTest {
 
     @BeforeAll
     static void blockHound() {
-        // install(...) and not builder().install(): only the former loads the Reactor and
-        // Netty integrations that say which threads must not block.
-        BlockHound.install(b -> b
-                // Positional file I/O is not on BlockHound's built-in list.
-                .markAsBlocking("sun.nio.ch.FileDispatcherImpl", "pread0", "(Ljava/io/FileDescriptor;JIJ)I")
-                .markAsBlocking("sun.nio.ch.FileDispatcherImpl", "pwrite0", "(Ljava/io/FileDescriptor;JIJ)I")
-                // The channel draws its HELLO nonces on the event loop; /dev/urandom never blocks.
-                .allowBlockingCallsInside("java.security.SecureRandom", "nextBytes"));
+        BlockHoundSupport.install();
     }
 
     @Test
