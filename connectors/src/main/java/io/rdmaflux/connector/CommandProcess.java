@@ -165,8 +165,7 @@ final class CommandProcess {
         try {
             process = pb.start();
         } catch (IOException | RuntimeException e) {
-            throw new ConnectorException(code, IoErrors.classify(e), "cannot run " + command.quoted() + ": "
-                    + IoErrors.text(e), e);
+            throw cannotRun(command, code, e);
         }
         Process guard = null;
         CommandProcess started = null;
@@ -174,7 +173,6 @@ final class CommandProcess {
         FileChannel stdin = null;
         FileChannel err = null;
         try {
-            awaitOwnGroup(process);
             ProcessBuilder gb = new ProcessBuilder(SETSID, "/bin/sh", "-c", GUARD, "rdflux-guard",
                     Long.toString(process.pid()), role == Role.SINK ? "hold" : "watch").redirectErrorStream(true);
             // The same environment, so that whatever finds the command by it finds its guard too.
@@ -192,6 +190,7 @@ final class CommandProcess {
                 err = FileChannel.open(fds.resolve("1"), StandardOpenOption.READ);
                 process.getInputStream().close();
             }
+            awaitOwnGroup(process);
             String ready = firstLine(guard);
             if (!ready.equals("ready")) {
                 throw new IOException("its guard could not start" + (ready.isEmpty() ? "" : ": " + ready));
@@ -208,20 +207,23 @@ final class CommandProcess {
         } catch (IOException | RuntimeException e) {
             if (started != null) {
                 started.stop();
-                throw new ConnectorException(code, IoErrors.classify(e), "cannot run " + command.quoted() + ": "
-                        + IoErrors.text(e), e);
+            } else {
+                // The command has not run: the wrapper is still waiting for its go line.
+                process.destroyForcibly();
+                if (guard != null) {
+                    guard.destroyForcibly();
+                }
+                closeQuietly(stdout);
+                closeQuietly(stdin);
+                closeQuietly(err);
             }
-            // The command has not run: the wrapper is still waiting for its go line.
-            process.destroyForcibly();
-            if (guard != null) {
-                guard.destroyForcibly();
-            }
-            closeQuietly(stdout);
-            closeQuietly(stdin);
-            closeQuietly(err);
-            throw new ConnectorException(code, IoErrors.classify(e), "cannot run " + command.quoted() + ": "
-                    + IoErrors.text(e), e);
+            throw cannotRun(command, code, e);
         }
+    }
+
+    private static ConnectorException cannotRun(CommandLine command, ErrorCode code, Exception e) {
+        return new ConnectorException(code, IoErrors.classify(e), "cannot run " + command.quoted() + ": "
+                + IoErrors.text(e), e);
     }
 
     /** The command's stdout (a source's). */
@@ -292,7 +294,7 @@ final class CommandProcess {
             log.warn("the guard of {} did not exit; killing what is left by hand", command.quoted());
             guard.destroyForcibly();
         }
-        if (process.isAlive()) {
+        if (!waitFor(process, EXIT_MILLIS)) {
             // Only when the guard failed: kill what can still be found, before our end of
             // stdin is closed below.
             process.descendants().forEach(ProcessHandle::destroyForcibly);

@@ -36,10 +36,10 @@ import reactor.core.publisher.Flux;
  * An argument vector's program must be found on the PATH (or at its path), or the stream fails
  * before anything runs; a shell command that is not found fails with status 127.
  *
- * <p><b>Ending.</b> On cancel, or when the JVM exits or dies (even by SIGKILL), the command's
- * whole process group gets SIGTERM, then SIGKILL after {@link CommandOptions#grace()}; when the
- * command ends by itself, whatever it left running in its group is killed. Nothing it started
- * in its group is left behind. See {@link Source} for ownership and threads, and
+ * <p><b>Ending.</b> On cancel the command's whole process group gets SIGTERM, then SIGKILL
+ * after {@link CommandOptions#grace()}; when this JVM exits or dies (even by SIGKILL) the group
+ * gets SIGKILL from the command's guard; when the command ends by itself, whatever it left
+ * running in its group is killed. Nothing it started in its group is left behind. See {@link Source} for ownership and threads, and
  * {@link SourceOptions} for the memory bound: reads, waits and the stderr drain all run on
  * the options' scheduler.
  *

@@ -1,12 +1,14 @@
 package io.rdmaflux.connector;
 
+import java.security.NoSuchAlgorithmException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.crypto.Mac;
 import reactor.blockhound.BlockHound;
 
 /**
- * Installs BlockHound once for the JVM that runs the channel round-trip tests (a JVM of their
- * own: see the connectors pom), so that any blocking call on a Netty event loop or another
- * non-blocking thread fails the test that made it.
+ * Installs BlockHound once for the JVM that runs the round-trip tests (tagged "blockhound",
+ * a JVM of their own: see the connectors pom), so that any blocking call on a Netty event loop
+ * or another non-blocking thread fails the test that made it.
  */
 final class BlockHoundSupport {
 
@@ -22,8 +24,8 @@ final class BlockHoundSupport {
         // The JDK reads its crypto policy files once, when the channel first uses HMAC (on an
         // event loop); let that happen here, so that only our own reads are watched.
         try {
-            javax.crypto.Mac.getInstance("HmacSHA256");
-        } catch (java.security.NoSuchAlgorithmException e) {
+            Mac.getInstance("HmacSHA256");
+        } catch (NoSuchAlgorithmException e) {
             throw new AssertionError(e);
         }
         // install(...) and not builder().install(): only the former loads the Reactor and

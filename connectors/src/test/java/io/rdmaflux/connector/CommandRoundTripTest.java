@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.channel.FluxSender;
+import io.rdmaflux.channel.InboundStream;
 import io.rdmaflux.channel.ReceiverServer;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
@@ -19,6 +20,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -26,9 +28,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Mono;
@@ -38,6 +42,7 @@ import reactor.core.publisher.Mono;
  * channel (TCP on loopback), {@code tar x} as the sink command on the other. BlockHound
  * watches every thread that must not block (this class runs in the BlockHound JVM).
  */
+@Tag("blockhound")
 class CommandRoundTripTest {
 
     private static final Duration T = Duration.ofSeconds(60);
@@ -62,9 +67,9 @@ class CommandRoundTripTest {
     void aTreeThroughTarCAndTarXArrivesTheSame() throws IOException {
         Path src = tree(dir.resolve("src"));
         Path dst = Files.createDirectory(dir.resolve("dst"));
-        CommandSource source = CommandSource.of(java.util.List.of("tar", "c", "-C", src.toString(), "."))
+        CommandSource source = CommandSource.of(List.of("tar", "c", "-C", src.toString(), "."))
                 .withOptions(t.options(dir));
-        CommandSink sink = CommandSink.of(java.util.List.of("tar", "xp", "-C", dst.toString()))
+        CommandSink sink = CommandSink.of(List.of("tar", "xp", "-C", dst.toString()))
                 .withOptions(t.options(dir));
         AtomicReference<SinkResult> received = new AtomicReference<>();
 
@@ -168,7 +173,7 @@ class CommandRoundTripTest {
     }
 
     private static ReceiverServer receiver(ChannelOptions options,
-                                           java.util.function.Function<io.rdmaflux.channel.InboundStream, Mono<Void>> handler) {
+                                           Function<InboundStream, Mono<Void>> handler) {
         return FluxReceiver.create().host("127.0.0.1").port(0).key(KEY).transport(TransportKind.TCP).options(options)
                 .handle(handler).bind().block(T);
     }

@@ -3,6 +3,7 @@ package io.rdmaflux.connector;
 import static io.rdmaflux.connector.TestSupport.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
@@ -52,7 +53,7 @@ class CommandSinkCrashTest {
      * only kills the group let `done` appear in 21 of 100 runs): the guard's fd 3 is the very
      * pipe the command reads as its stdin.
      */
-    private static void assertGuardHoldsTheCommandsInput(String mark) throws java.io.IOException {
+    private static void assertGuardHoldsTheCommandsInput(String mark) throws IOException {
         Long guard = null;
         Long command = null;
         for (long pid : CommandTestSupport.withMarker(mark)) {
@@ -73,7 +74,7 @@ class CommandSinkCrashTest {
     private static long size(Path p) {
         try {
             return Files.size(p);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return 0;
         }
     }

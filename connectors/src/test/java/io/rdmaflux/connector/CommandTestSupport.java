@@ -6,6 +6,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -64,7 +65,7 @@ final class CommandTestSupport {
         int start = 0;
         for (int i = 0; i <= env.length; i++) {
             if (i == env.length || env[i] == 0) {
-                if (i - start == entry.length && java.util.Arrays.equals(env, start, i, entry, 0, entry.length)) {
+                if (i - start == entry.length && Arrays.equals(env, start, i, entry, 0, entry.length)) {
                     return true;
                 }
                 start = i + 1;
