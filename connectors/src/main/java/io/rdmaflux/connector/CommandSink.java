@@ -31,7 +31,7 @@ import reactor.core.publisher.Mono;
  * its work takes. Status 0 completes the Mono with a {@link SinkResult} whose
  * {@linkplain SinkResult#exitStatus() exit status} is 0; any other status, or death by a
  * signal, fails it with a {@link ConnectorException} (code {@code SINK_FAILED}, reason
- * {@code COMMAND_FAILED}, the exit status) whose one-line message names the command, its
+ * {@code IO}, the exit status) whose one-line message names the command, its
  * status and its last stderr lines. A command that exits or closes its stdin before the end
  * of the stream (our writes fail with a broken pipe) fails the sink with reason
  * {@code BROKEN_PIPE} and its status, and the Publisher is cancelled.
@@ -152,7 +152,7 @@ public final class CommandSink implements Sink {
             process.stop();
             statusReported = true;
             if (status != 0) {
-                throw ConnectorException.command(ErrorCode.SINK_FAILED, Reason.COMMAND_FAILED, status,
+                throw ConnectorException.command(ErrorCode.SINK_FAILED, Reason.IO, status,
                         process.failure(status, " after the end of its input"));
             }
             return command.quoted();

@@ -20,7 +20,7 @@ import reactor.core.publisher.Flux;
  * <p><b>The exit status is part of the stream.</b> The Flux completes only when the command's
  * output ended <em>and</em> the command exited with status 0. A non-zero status or death by a
  * signal fails it, even after every byte the command wrote was emitted, with a
- * {@link ConnectorException} (code {@code SOURCE_FAILED}, reason {@code COMMAND_FAILED}, the
+ * {@link ConnectorException} (code {@code SOURCE_FAILED}, reason {@code IO}, the
  * {@linkplain ConnectorException#exitStatus() exit status}) whose one-line message names the
  * command, its status or signal and its last stderr lines:
  * {@code command 'zfs send tank@x' exited with status 1: cannot open 'tank@x': dataset does not exist}.
@@ -114,7 +114,7 @@ public final class CommandSource implements Source {
                 int status = process.awaitExit();
                 process.stop();
                 if (status != 0) {
-                    throw ConnectorException.command(ErrorCode.SOURCE_FAILED, Reason.COMMAND_FAILED, status,
+                    throw ConnectorException.command(ErrorCode.SOURCE_FAILED, Reason.IO, status,
                             process.failure(status, ""));
                 }
                 return -1;

@@ -31,10 +31,8 @@ public final class ConnectorException extends ProtocolException {
         NO_SPACE,
         /** The reader of an output pipe went away (broken pipe). */
         BROKEN_PIPE,
-        /** Any other I/O failure. */
-        IO,
-        /** A command exited with a non-zero status or was killed by a signal. */
-        COMMAND_FAILED
+        /** Any other I/O failure; also a command that failed ({@link ConnectorException#exitStatus()} is then set). */
+        IO
     }
 
     private final Reason reason;

@@ -53,7 +53,7 @@ final class IoErrors {
             case PERMISSION_DENIED -> m.contains("read-only") ? "read-only file system" : "permission denied";
             case NO_SPACE -> m.contains("quota") ? "disk quota exceeded" : "disk full (no space left on device)";
             case BROKEN_PIPE -> "the reader closed the pipe (broken pipe)";
-            case IO, COMMAND_FAILED -> text(e);
+            case IO -> text(e);
         };
     }
 

@@ -89,7 +89,7 @@ class CommandSinkTest {
                 .write(upstream(5)).block(T))
                 .isInstanceOfSatisfying(ConnectorException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
-                    assertThat(e.reason()).isEqualTo(Reason.COMMAND_FAILED);
+                    assertThat(e.reason()).isEqualTo(Reason.IO);
                     assertThat(e.exitStatus()).hasValue(4);
                 })
                 .hasMessage("command 'cat > /dev/null; echo 'no space for you' >&2; exit 4' exited with status 4 "

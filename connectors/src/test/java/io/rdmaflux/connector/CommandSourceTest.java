@@ -60,7 +60,7 @@ class CommandSourceTest {
         assertThatThrownBy(() -> collect(source.open().doOnNext(c -> bytes.addAndGet(c.remaining()))))
                 .isInstanceOfSatisfying(ConnectorException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_FAILED);
-                    assertThat(e.reason()).isEqualTo(Reason.COMMAND_FAILED);
+                    assertThat(e.reason()).isEqualTo(Reason.IO);
                     assertThat(e.exitStatus()).hasValue(3);
                 })
                 .hasMessage("command 'cat data; echo 'first complaint' >&2; echo 'disk on fire' >&2; exit 3' "
