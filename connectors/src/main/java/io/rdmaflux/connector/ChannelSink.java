@@ -12,8 +12,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Any byte channel as a sink, written sequentially on the options' scheduler: standard output
- * is one, the input of a command ({@code zfs recv}) will be another. Nothing can be taken back
- * from a channel, so on failure the error says how many bytes had been written.
+ * is one. Nothing can be taken back from a channel, so on failure the error says how many
+ * bytes had been written.
  */
 public final class ChannelSink implements Sink {
 

@@ -13,8 +13,7 @@ import reactor.core.publisher.Flux;
 
 /**
  * Any byte stream as a source: a channel or an input stream opened on subscription, read
- * sequentially on the options' scheduler. Standard input is one; the output of a command
- * ({@code zfs send}) will be another. Size unknown unless given.
+ * sequentially on the options' scheduler. Standard input is one. Size unknown unless given.
  *
  * <p>Reads are large: after a read returns, the source keeps reading into the same chunk while
  * the stream reports bytes {@linkplain InputStream#available() available} (or, for a bare

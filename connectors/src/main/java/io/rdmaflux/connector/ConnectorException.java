@@ -2,6 +2,7 @@ package io.rdmaflux.connector;
 
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
+import java.util.OptionalInt;
 
 /**
  * A source or sink failed for a reason the user can act on: a missing file, a full disk, a
@@ -11,7 +12,8 @@ import io.rdmaflux.protocol.ProtocolException;
  * <p>It is a {@link ProtocolException} with code {@link ErrorCode#SOURCE_FAILED} or
  * {@link ErrorCode#SINK_FAILED}, so when it ends a channel stream, the peer is told the same
  * reason, and the command-line tools map it to their exit codes as for any stream failure.
- * {@link #reason()} classifies it further for tools that want a finer exit code.
+ * {@link #reason()} classifies it further for tools that want a finer exit code, and
+ * {@link #exitStatus()} gives a failed command's exit status.
  */
 public final class ConnectorException extends ProtocolException {
 
@@ -29,15 +31,29 @@ public final class ConnectorException extends ProtocolException {
         NO_SPACE,
         /** The reader of an output pipe went away (broken pipe). */
         BROKEN_PIPE,
-        /** Any other I/O failure. */
+        /** Any other I/O failure; also a command that failed ({@link ConnectorException#exitStatus()} is then set). */
         IO
     }
 
     private final Reason reason;
+    private final int exitStatus;
 
     public ConnectorException(ErrorCode code, Reason reason, String message, Throwable cause) {
+        this(code, reason, -1, message, cause);
+    }
+
+    private ConnectorException(ErrorCode code, Reason reason, int exitStatus, String message, Throwable cause) {
         super(code, message, cause);
         this.reason = reason;
+        this.exitStatus = exitStatus;
+    }
+
+    /**
+     * A command's failure, with its exit status (128 + N for death by signal N, as the shell
+     * reports it).
+     */
+    public static ConnectorException command(ErrorCode code, Reason reason, int exitStatus, String message) {
+        return new ConnectorException(code, reason, exitStatus, message, null);
     }
 
     /** A source failure. */
@@ -53,5 +69,15 @@ public final class ConnectorException extends ProtocolException {
     /** What went wrong. */
     public Reason reason() {
         return reason;
+    }
+
+    /** The exit status of the command whose failure this is; empty for other failures. */
+    public OptionalInt exitStatus() {
+        return exitStatus < 0 ? OptionalInt.empty() : OptionalInt.of(exitStatus);
+    }
+
+    /** This failure with another message (more said about it), everything else kept. */
+    public ConnectorException withMessage(String message) {
+        return new ConnectorException(code(), reason, exitStatus, message, this);
     }
 }

@@ -7,7 +7,7 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
 /**
- * Where a stream's bytes go: a file, standard output, later a command's input or a directory
+ * Where a stream's bytes go: a file, standard output, a command's input, later a directory
  * tree. A sink is a description; nothing is opened until the Mono {@link #write} returns is
  * subscribed.
  *

@@ -8,7 +8,7 @@ import java.util.OptionalLong;
 import reactor.core.publisher.Flux;
 
 /**
- * Where a stream's bytes come from: a file, standard input, later a command's output or a
+ * Where a stream's bytes come from: a file, standard input, a command's output, later a
  * directory tree. A source is a description; nothing is opened until {@link #open()}'s Flux
  * is subscribed.
  *

@@ -6,6 +6,7 @@ import io.rdmaflux.protocol.ProtocolException;
 import java.nio.ByteBuffer;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
@@ -22,7 +23,10 @@ import reactor.util.Loggers;
  *
  * <p>Everything that touches the target (open, write, commit, abort) happens in the drain, so
  * a cancel can never race a write. Arriving chunks, completion, errors and cancel only queue
- * or flag, then signal.
+ * or flag, then signal. The one exception: an error or cancel that finds the drain inside a
+ * write or commit, which may wait indefinitely on a pipe, asks the target to
+ * {@linkplain WriteTarget#interrupt() interrupt} it (on the scheduler, never on the signalling
+ * thread); the drain then sees the flag and gives up.
  */
 final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
 
@@ -39,6 +43,8 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
     private volatile Throwable upstreamError;
     private volatile boolean cancelled;
     private volatile boolean finished;
+    private volatile boolean writing;
+    private final AtomicBoolean interrupted = new AtomicBoolean();
 
     // Drain state.
     private boolean opened;
@@ -83,12 +89,33 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
     protected void hookOnError(Throwable t) {
         upstreamError = t;
         upstreamDone = true;
+        interruptIfWriting();
         signal();
     }
 
     private void cancelFromDownstream() {
         cancelled = true;
+        interruptIfWriting();
         signal();
+    }
+
+    /**
+     * Called after raising a flag the drain checks after raising {@code writing}: either the
+     * drain sees the flag before it writes, or this sees the write and interrupts it.
+     */
+    private void interruptIfWriting() {
+        if (writing && interrupted.compareAndSet(false, true)) {
+            try {
+                options.scheduler().schedule(target::interrupt);
+            } catch (Throwable e) {
+                log.debug("could not schedule the interrupt of {}: {}", target.describe(), e.toString());
+            }
+        }
+    }
+
+    /** Whether the stream failed or was cancelled, so that writing on is pointless. */
+    private boolean stopped() {
+        return cancelled || upstreamError != null;
     }
 
     private void signal() {
@@ -151,27 +178,39 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
                 giveUp();
                 return;
             }
+            Throwable error = upstreamError;
+            if (error != null) {
+                // Chunks still queued are not written: the output is abandoned anyway.
+                fail(error, false);
+                return;
+            }
             boolean done = upstreamDone;
             Chunk chunk = queue.poll();
             if (chunk == null) {
                 if (done) {
-                    Throwable error = upstreamError;
-                    if (error != null) {
-                        fail(error, false);
-                    } else {
-                        commit();
-                    }
+                    commit();
                 }
                 return;
             }
+            writing = true;
+            if (stopped()) {
+                writing = false;
+                chunk.release();
+                continue;
+            }
+            ByteBuffer b = chunk.buffer();
+            int n = b.remaining();
+            Throwable failure = null;
             try {
-                ByteBuffer b = chunk.buffer();
-                int n = b.remaining();
                 target.write(b);
                 bytes += n;
             } catch (Throwable e) {
+                failure = e;
+            }
+            writing = false;
+            if (failure != null) {
                 chunk.releaseQuietly();
-                fail(e, true);
+                failWriting(failure);
                 return;
             }
             chunk.release();
@@ -180,15 +219,37 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
     }
 
     private void commit() {
-        String location;
+        writing = true;
+        if (cancelled) {
+            writing = false;
+            giveUp();
+            return;
+        }
+        String location = null;
+        Throwable failure = null;
         try {
             location = target.commit();
         } catch (Throwable e) {
-            fail(e, true);
-            return;
+            failure = e;
         }
-        finished = true;
-        result.success(new SinkResult(bytes, location));
+        writing = false;
+        if (failure != null) {
+            failWriting(failure);
+        } else {
+            finished = true;
+            result.success(new SinkResult(bytes, location, target.exitStatus()));
+        }
+    }
+
+    /** A write or commit failed: because it was interrupted (say so), or on its own. */
+    private void failWriting(Throwable e) {
+        if (cancelled) {
+            giveUp();
+        } else if (upstreamError != null) {
+            fail(upstreamError, false);
+        } else {
+            fail(e, true);
+        }
     }
 
     /** Cancelled by the Mono's subscriber: stop, clean up, say nothing. */
@@ -217,17 +278,24 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
     }
 
     private ConnectorException ownFailure(Throwable e, String note) {
+        if (e instanceof ConnectorException ce) {
+            // The target said it all already (a command's status, say).
+            return note.isEmpty() ? ce : ce.withMessage(ce.getMessage() + "; " + note);
+        }
         ConnectorException.Reason reason = IoErrors.classify(e);
         return ConnectorException.sink(reason, "cannot write " + target.describe() + ": "
-                + IoErrors.phrase(reason, e) + "; " + note, e);
+                + IoErrors.phrase(reason, e) + (note.isEmpty() ? "" : "; " + note), e);
     }
 
     /** The upstream's error with its code kept and what became of the output appended. */
     private static ProtocolException upstreamFailure(Throwable e, String note) {
         ProtocolException pe = ProtocolException.wrap(e, ErrorCode.INTERNAL);
+        if (note.isEmpty()) {
+            return pe;
+        }
         String message = pe.getMessage() + "; " + note;
         if (pe instanceof ConnectorException ce) {
-            return new ConnectorException(ce.code(), ce.reason(), message, e);
+            return ce.withMessage(message);
         }
         return new ProtocolException(pe.code(), message, e);
     }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
+import java.util.OptionalInt;
 
 /**
  * Blocking writes to one output, driven by the connectors' write loop one call at a time on the
@@ -29,9 +30,23 @@ public interface WriteTarget {
     /**
      * Gives up: closes and removes partial output where that is possible. Never throws.
      *
-     * @return what became of the output, for the error message ("partial file removed")
+     * @return what became of the output, for the error message ("partial file removed"), or
+     *         an empty string when there is nothing to add
      */
     String abort();
+
+    /**
+     * Makes a {@link #write} or {@link #commit} that may wait indefinitely (a pipe whose reader
+     * stopped reading) return, from another thread, because the stream failed or was
+     * cancelled; {@link #abort} follows. Outputs that never wait for long need nothing.
+     */
+    default void interrupt() {
+    }
+
+    /** After {@link #commit}: the exit status of the command written to, if the output is one. */
+    default OptionalInt exitStatus() {
+        return OptionalInt.empty();
+    }
 
     /** The output, for messages. */
     String describe();

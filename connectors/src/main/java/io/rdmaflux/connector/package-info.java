@@ -3,12 +3,14 @@
  *
  * <p>A {@link io.rdmaflux.connector.Source} gives a stream as a {@code Flux<Chunk>}; a
  * {@link io.rdmaflux.connector.Sink} consumes one and reports when the bytes are durably handed
- * over. The first connectors are files ({@link io.rdmaflux.connector.FileSource},
- * {@link io.rdmaflux.connector.FileSink}) and the standard streams
- * ({@link io.rdmaflux.connector.StdinSource}, {@link io.rdmaflux.connector.StdoutSink});
+ * over. The connectors are files ({@link io.rdmaflux.connector.FileSource},
+ * {@link io.rdmaflux.connector.FileSink}), the standard streams
+ * ({@link io.rdmaflux.connector.StdinSource}, {@link io.rdmaflux.connector.StdoutSink}) and
+ * commands ({@link io.rdmaflux.connector.CommandSource}, {@link io.rdmaflux.connector.CommandSink},
+ * configured by {@link io.rdmaflux.connector.CommandOptions}: a command's exit status is part
+ * of its stream, and a sink command sees end of input only after the stream completed);
  * {@link io.rdmaflux.connector.ChannelSource} and {@link io.rdmaflux.connector.ChannelSink}
- * adapt any byte channel, which is what command and process connectors build on. Directory
- * trees are in {@code io.rdmaflux.connector.tree}.
+ * adapt any byte channel. Directory trees are in {@code io.rdmaflux.connector.tree}.
  *
  * <p><b>Ownership rule</b> (the one {@link io.rdmaflux.buffer.Chunk} states): every chunk is a
  * lease released exactly once by its final owner. A source hands each chunk it emits to its

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.blockhound.BlockingOperationError;
@@ -35,6 +36,7 @@ import reactor.core.scheduler.Schedulers;
  * -> FileSink, compared by SHA-256. BlockHound watches that no positional file read or write
  * (pread/pwrite) happens on a Netty event loop or another non-blocking thread.
  */
+@Tag("blockhound")
 class ChannelRoundTripTest {
 
     private static final Duration T = Duration.ofSeconds(60);

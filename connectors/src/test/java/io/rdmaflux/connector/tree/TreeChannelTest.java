@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
@@ -35,6 +36,7 @@ import reactor.core.publisher.Mono;
  * FluxReceiver -> TreeSink, plain and through zstd, and a whole sync (the listing travels back
  * over a channel of its own). BlockHound watches that no file I/O runs on a non-blocking thread.
  */
+@Tag("blockhound")
 class TreeChannelTest {
 
     private static final String KEY = "tree-key";

@@ -1,0 +1,74 @@
+package io.rdmaflux.connector;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * How a command connector runs its command. Immutable; each {@code withX} returns a copy.
+ * How the bytes are read or written (chunk size, buffers, scheduler) is set separately, with
+ * {@link SourceOptions} or {@link SinkOptions}.
+ *
+ * @param directory   the command's working directory; null: this process's
+ * @param environment variables added to (or replacing those of) this process's environment
+ * @param grace       how long a command has to exit after SIGTERM before its process group is
+ *                    sent SIGKILL; default 5 s. The grace ends early when the command exits.
+ * @param name        the name that prefixes the command's stderr lines ({@code [name] ...});
+ *                    null: the base name of the command's first word, such as {@code zfs}
+ * @param stderr      where the command's stderr goes, one prefixed, sanitized line at a time;
+ *                    default: this process's standard error. Called on the connector's
+ *                    scheduler, one line at a time.
+ */
+public record CommandOptions(Path directory, Map<String, String> environment, Duration grace, String name,
+                             Consumer<String> stderr) {
+
+    private static final Consumer<String> STANDARD_ERROR = line -> System.err.println(line);
+
+    /** The defaults described above. */
+    public static CommandOptions defaults() {
+        return new CommandOptions(null, Map.of(), Duration.ofSeconds(5), null, STANDARD_ERROR);
+    }
+
+    public CommandOptions {
+        environment = Map.copyOf(Objects.requireNonNull(environment, "environment"));
+        Objects.requireNonNull(grace, "grace");
+        if (grace.isNegative()) {
+            throw new IllegalArgumentException("grace must not be negative");
+        }
+        Objects.requireNonNull(stderr, "stderr");
+        if (name != null && name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank");
+        }
+    }
+
+    public CommandOptions withDirectory(Path v) {
+        return new CommandOptions(v, environment, grace, name, stderr);
+    }
+
+    /** Replaces all additions with {@code v}. */
+    public CommandOptions withEnvironment(Map<String, String> v) {
+        return new CommandOptions(directory, v, grace, name, stderr);
+    }
+
+    /** Adds one variable to the additions. */
+    public CommandOptions withEnvironment(String key, String value) {
+        Map<String, String> m = new LinkedHashMap<>(environment);
+        m.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+        return new CommandOptions(directory, m, grace, name, stderr);
+    }
+
+    public CommandOptions withGrace(Duration v) {
+        return new CommandOptions(directory, environment, v, name, stderr);
+    }
+
+    public CommandOptions withName(String v) {
+        return new CommandOptions(directory, environment, grace, v, stderr);
+    }
+
+    public CommandOptions withStderr(Consumer<String> v) {
+        return new CommandOptions(directory, environment, grace, name, v);
+    }
+}

@@ -1,0 +1,205 @@
+package io.rdmaflux.connector;
+
+import static io.rdmaflux.connector.TestSupport.await;
+import static io.rdmaflux.connector.TestSupport.randomBytes;
+import static io.rdmaflux.connector.TestSupport.sha256;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmaflux.buffer.BufferPool;
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.connector.ConnectorException.Reason;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.test.publisher.TestPublisher;
+
+/**
+ * Real commands through {@link CommandSink}. The witness of end of input is a command that
+ * writes a file only after its stdin ended: {@code cat > part; touch done}. Every test ends
+ * with no process of its own left.
+ */
+class CommandSinkTest {
+
+    private static final Duration T = Duration.ofSeconds(60);
+    private static final String WITNESS = "cat > part; touch done";
+    private static final int CHUNK = 64 * 1024;
+
+    @TempDir
+    Path dir;
+
+    private final CommandTestSupport t = new CommandTestSupport();
+    private final BufferPool pool = new BufferPool("upstream", CHUNK, 8);
+    private final AtomicBoolean upstreamCancelled = new AtomicBoolean();
+    private final AtomicLong sent = new AtomicLong();
+
+    @AfterEach
+    void nothingLeftBehind() {
+        t.awaitNoneLeft();
+        await("upstream chunks released", () -> pool.outstanding() == 0);
+    }
+
+    private CommandSink shell(String command) {
+        return CommandSink.shell(command).withOptions(t.options(dir));
+    }
+
+    /** {@code chunks} chunks of seeded bytes from the pool, generated as requested. */
+    private Flux<Chunk> upstream(int chunks) {
+        byte[] data = randomBytes(CHUNK, 7);
+        return Flux.range(0, chunks).map(i -> {
+            Chunk c = pool.acquire();
+            c.buffer().put(data).flip();
+            sent.addAndGet(CHUNK);
+            return c;
+        }).doOnCancel(() -> upstreamCancelled.set(true));
+    }
+
+    /** {@code chunks} chunks, then the failure a channel reports when its sender died. */
+    private Flux<Chunk> failingAfter(int chunks) {
+        return upstream(chunks).concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED,
+                "stream cut short: connection lost")));
+    }
+
+    @Test
+    void aCompleteStreamGivesEndOfInputAndStatusZero() throws IOException {
+        byte[] data = randomBytes(3 * 1024 * 1024 + 99, 8);
+        SinkResult r = shell(WITNESS).write(TestSupport.chunksOf(data, CHUNK, pool)).block(T);
+
+        assertThat(r.bytes()).isEqualTo(data.length);
+        assertThat(r.exitStatus()).hasValue(0);
+        assertThat(r.location()).isEqualTo("command '" + WITNESS + "'");
+        assertThat(sha256(dir.resolve("part"))).isEqualTo(sha256(data));
+        assertThat(dir.resolve("done")).exists();
+    }
+
+    @Test
+    void aNonZeroStatusAfterTheEndFailsTheSink() {
+        assertThatThrownBy(() -> shell("cat > /dev/null; echo 'no space for you' >&2; exit 4")
+                .write(upstream(5)).block(T))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
+                    assertThat(e.reason()).isEqualTo(Reason.IO);
+                    assertThat(e.exitStatus()).hasValue(4);
+                })
+                .hasMessage("command 'cat > /dev/null; echo 'no space for you' >&2; exit 4' exited with status 4 "
+                        + "after the end of its input: no space for you");
+    }
+
+    @Test
+    void aConsumerThatExitsEarlyFailsTheSinkWithItsStatusAndCancelsThePublisher() {
+        assertThatThrownBy(() -> shell("head -c 1000 > /dev/null; echo 'seen enough' >&2").write(upstream(10_000)).block(T))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
+                    assertThat(e.reason()).isEqualTo(Reason.BROKEN_PIPE);
+                    assertThat(e.exitStatus()).hasValue(0);
+                })
+                .message().matches("command 'head -c 1000 > /dev/null; echo 'seen enough' >&2' exited with status 0 "
+                        + "before the end of the stream \\(it stopped reading after \\d+ bytes\\): seen enough");
+        // The sink reports its failure before it cancels upstream (so the peer hears its reason).
+        await("the publisher is cancelled", upstreamCancelled::get);
+        assertThat(sent.get()).isLessThan(10_000L * CHUNK);
+    }
+
+    @Test
+    void aStreamThatFailsMidwayNeverGivesEndOfInput() {
+        assertThatThrownBy(() -> shell(WITNESS).write(failingAfter(20)).block(T))
+                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TRUNCATED))
+                .hasMessage("stream cut short: connection lost; command '" + WITNESS + "' was stopped with SIGTERM "
+                        + "and never saw the end of its input");
+        assertThat(dir.resolve("part")).exists();
+        assertThat(dir.resolve("done")).doesNotExist();
+    }
+
+    @Test
+    void aStreamThatFailsAtOnceNeverGivesEndOfInput() {
+        assertThatThrownBy(() -> shell(WITNESS).write(failingAfter(0)).block(T))
+                .hasMessageStartingWith("stream cut short: connection lost; command '" + WITNESS + "' was stopped");
+        assertThat(dir.resolve("done")).doesNotExist();
+    }
+
+    @Test
+    void aCancelledStreamNeverGivesEndOfInput() {
+        Disposable writing = shell(WITNESS).write(upstream(Integer.MAX_VALUE)).subscribe();
+        await("data flowing", () -> sent.get() > 1024 * 1024);
+        assertThat(t.processes()).as("the command and its guard, found by their marker").hasSizeGreaterThanOrEqualTo(2);
+        writing.dispose();
+
+        t.awaitNoneLeft();
+        // The sink reports its failure before it cancels upstream (so the peer hears its reason).
+        await("the publisher is cancelled", upstreamCancelled::get);
+        assertThat(dir.resolve("done")).doesNotExist();
+    }
+
+    @Test
+    void aStreamThatFailsWhileAWriteIsBlockedStopsTheCommand() {
+        // The command reads nothing, so our second write waits on its full pipe when the
+        // failure comes; only an interrupt from outside the write loop can end that wait.
+        TestPublisher<Chunk> channel = TestPublisher.create();
+        AtomicLong requested = new AtomicLong();
+        CompletableFuture<SinkResult> result = shell("sleep 600; " + WITNESS)
+                .write(channel.flux().doOnRequest(requested::addAndGet)).toFuture();
+        await("initial demand", () -> requested.get() >= 4);
+        channel.next(upstream(1).blockFirst(T));
+        await("first chunk written", () -> requested.get() >= 5);
+        channel.next(upstream(1).blockFirst(T));
+        await("second write blocked", CommandSinkTest::aWriteIsBlocked);
+        channel.error(new ProtocolException(ErrorCode.TRUNCATED, "stream cut short: connection lost"));
+
+        assertThat(result).failsWithin(T).withThrowableThat().havingCause()
+                .withMessage("stream cut short: connection lost; command 'sleep 600; " + WITNESS
+                        + "' was stopped with SIGTERM and never saw the end of its input");
+        assertThat(dir.resolve("done")).doesNotExist();
+    }
+
+    /** Whether some thread waits in a write to a pipe (only this test's sink writes one). */
+    private static boolean aWriteIsBlocked() {
+        return Thread.getAllStackTraces().values().stream().anyMatch(stack -> stack.length > 0
+                && stack[0].getClassName().equals("sun.nio.ch.FileDispatcherImpl")
+                && stack[0].getMethodName().equals("write0"));
+    }
+
+    @Test
+    void aConsumerThatIgnoresSigtermIsKilledAfterTheGrace() {
+        CommandSink sink = CommandSink.shell("trap '' TERM; " + WITNESS)
+                .withOptions(t.options(dir).withGrace(Duration.ofMillis(500)));
+        assertThatThrownBy(() -> sink.write(failingAfter(20)).block(T))
+                .hasMessage("stream cut short: connection lost; command 'trap '' TERM; " + WITNESS
+                        + "' was killed with SIGKILL, having ignored SIGTERM for 500 ms and never saw the end of its input");
+        assertThat(dir.resolve("done")).doesNotExist();
+    }
+
+    @Test
+    void aProgramThatIsNotFoundFailsTheSinkAndCancelsThePublisher() {
+        CommandSink sink = CommandSink.of(List.of("rdflux-no-such-command")).withOptions(t.options(dir));
+        assertThatThrownBy(() -> sink.write(upstream(3)).block(T))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
+                    assertThat(e.reason()).isEqualTo(Reason.NOT_FOUND);
+                })
+                .hasMessage("cannot run command 'rdflux-no-such-command': rdflux-no-such-command: command not found");
+        // The sink reports its failure before it cancels upstream (so the peer hears its reason).
+        await("the publisher is cancelled", upstreamCancelled::get);
+    }
+
+    @Test
+    void itsStdoutAndStderrAreDrainedPrefixedAndTheArgumentVectorIsQuoted() throws IOException {
+        CommandSink sink = CommandSink.of(List.of("sh", "-c", "wc -c; echo 'to stderr' >&2", "it's me"))
+                .withOptions(t.options(dir).withName("counter"));
+        SinkResult r = sink.write(upstream(4)).block(T);
+
+        assertThat(r.location()).isEqualTo("command 'sh -c 'wc -c; echo '\\''to stderr'\\'' >&2' 'it'\\''s me''");
+        assertThat(t.stderr).containsExactly("[counter] " + 4 * CHUNK, "[counter] to stderr");
+        assertThat(TestSupport.list(dir)).isEmpty();
+    }
+}
