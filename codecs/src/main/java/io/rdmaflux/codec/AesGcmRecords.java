@@ -26,22 +26,9 @@ final class AesGcmRecords {
     /** Flags bit 0: the stream's last record, with empty plaintext. */
     static final byte END = 1;
 
-    /** Reads a record's length for {@link RecordAssembler}. */
-    static final RecordAssembler.Header FORMAT = new RecordAssembler.Header() {
-        @Override
-        public int length() {
-            return HEADER;
-        }
-
-        @Override
-        public int recordLength(ByteBuffer b, int offset) {
-            int n = b.getInt(offset + 9);
-            if (n < TAG || n > RecordAssembler.MAX_RECORD - HEADER) {
-                throw new ProtocolException(ErrorCode.CODEC, "aes-256-gcm: corrupt stream (record length " + n + ")");
-            }
-            return HEADER + n;
-        }
-    };
+    /** Reads a record's length for {@link RecordAssembler}: ciphertext and tag follow the header. */
+    static final RecordAssembler.Header FORMAT =
+            RecordAssembler.Header.withLengthAt(HEADER, 9, TAG, RecordAssembler.MAX_RECORD - HEADER, AesGcmStage.NAME);
 
     private final SecretKeySpec key;
     private final AesGcmProvider provider;

@@ -162,22 +162,8 @@ public final class ZstdStage implements CodecStage {
     public Function<Flux<Chunk>, Flux<Chunk>> decoder(CodecSpec spec, CodecContext ctx) {
         int limit = block(spec, ctx.splitSize());
         ChunkAllocator alloc = ctx.allocator();
-        RecordAssembler.Header format = new RecordAssembler.Header() {
-            @Override
-            public int length() {
-                return HEADER;
-            }
-
-            @Override
-            public int recordLength(ByteBuffer b, int offset) {
-                int stored = b.getInt(offset + 1);
-                // A record never stores more than its block: raw, or compressed to fewer bytes.
-                if (stored < 0 || stored > limit) {
-                    throw new ProtocolException(ErrorCode.CODEC, "zstd: corrupt stream (record length " + stored + ")");
-                }
-                return HEADER + stored;
-            }
-        };
+        // A record never stores more than its block: raw, or compressed to fewer bytes.
+        RecordAssembler.Header format = RecordAssembler.Header.withLengthAt(HEADER, 1, 0, limit, NAME);
         return in -> NATIVE.thenMany(ChunkFlux.mapOrdered(RecordAssembler.records(in, format, "zstd"),
                 r -> decompress(r, limit, alloc), ctx.scheduler(), ctx.parallelism()));
     }

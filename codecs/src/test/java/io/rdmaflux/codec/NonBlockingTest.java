@@ -10,7 +10,6 @@ import io.rdmaflux.channel.ReceiverServer;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.tcp.TcpTransport;
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -90,13 +89,7 @@ class NonBlockingTest {
                 .handle(in -> {
                     probe();
                     return decoder.apply(CodecContext.forSession(in.session(), KEY)).apply(in.receiveChunks())
-                            .doOnNext(c -> {
-                                ByteBuffer b = c.buffer();
-                                byte[] a = new byte[b.remaining()];
-                                b.get(a);
-                                received.write(a, 0, a.length);
-                                c.release();
-                            })
+                            .doOnNext(c -> TestData.append(received, c))
                             .then();
                 })
                 .bind().block(Duration.ofSeconds(10));

@@ -61,13 +61,7 @@ class TamperTest {
         TestData.Tracker t = new TestData.Tracker();
         Throwable[] err = new Throwable[1];
         CodecChain.parse(chain).decode(TestData.recut(wire, new Random(1), 700, t), ctx)
-                .doOnNext(c -> {
-                    ByteBuffer b = c.buffer().duplicate();
-                    byte[] a = new byte[b.remaining()];
-                    b.get(a);
-                    out.write(a, 0, a.length);
-                    c.release();
-                })
+                .doOnNext(c -> TestData.append(out, c))
                 .onErrorResume(e -> {
                     err[0] = e;
                     return Flux.empty();
