@@ -16,8 +16,8 @@ final class Codecs {
     private Codecs() {
     }
 
-    /** The chain for {@code --zstd[=LEVEL]} and {@code --encrypt}; empty for neither. */
-    static CodecChain chain(Integer zstdLevel, boolean encrypt) {
+    /** The chain for {@code --zstd[=LEVEL]} and {@code --encrypt}, sized for the frame size; empty for neither. */
+    static CodecChain chain(Integer zstdLevel, boolean encrypt, int frameSize) {
         CodecChain.Builder b = CodecChain.builder();
         try {
             if (zstdLevel != null) {
@@ -26,7 +26,7 @@ final class Codecs {
             if (encrypt) {
                 b.aesGcm();
             }
-            return b.build();
+            return b.build().forFrameSize(frameSize);
         } catch (ProtocolException | IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
@@ -38,7 +38,10 @@ final class Codecs {
         return file == null || file.equals("-") ? StdinSource.create(options) : FileSource.of(Path.of(file), options);
     }
 
-    /** Says which stages run, and which AES implementation, under -v; warms AES up. */
+    /**
+     * Says which stages run, and which AES implementation, under -v; starts AES's warm-up. Never
+     * blocks (rdrecv calls it on the transport's event loop): the AES line follows once loaded.
+     */
     static void announce(CodecChain chain, boolean verbose) {
         if (chain.contains(AesGcmStage.NAME)) {
             AesGcmStage.warmUp();
@@ -46,7 +49,7 @@ final class Codecs {
         if (verbose) {
             Console.info("codecs: " + chain.format());
             if (chain.contains(AesGcmStage.NAME)) {
-                Console.info(AesGcmStage.provider());
+                AesGcmStage.describe().subscribe(Console::info, e -> Console.info("AES-256-GCM: " + e.getMessage()));
             }
         }
     }

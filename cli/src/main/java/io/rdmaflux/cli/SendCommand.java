@@ -99,10 +99,10 @@ final class SendCommand implements Callable<Integer> {
             throw new UsageException("--connect-timeout must not be negative");
         }
 
-        CodecChain chain = Codecs.chain(zstdLevel, encrypt);
+        CodecChain chain = Codecs.chain(zstdLevel, encrypt, flags.options().frameSize());
         ChannelOptions options = flags.options().withConnectTimeout(java.time.Duration.ofSeconds(connectTimeout));
         // Blocks sized so that each encoded record fits one frame.
-        int block = chain.isEmpty() ? options.frameSize() : chain.blockSizeFor(options.frameSize());
+        int block = chain.blockSize();
         Source source = Codecs.source(file, block);
         StreamMetadata metadata = source.metadata();
         if (!chain.isEmpty()) {
@@ -122,7 +122,7 @@ final class SendCommand implements Callable<Integer> {
                     meter.streamStarted();
                     Flux<Chunk> data = source.open().doOnNext(c -> meter.add(c.remaining()));
                     if (!chain.isEmpty()) {
-                        data = chain.encode(data, CodecContext.forSession(session, secret).withBlockSize(block));
+                        data = chain.encode(data, CodecContext.forSession(session, secret));
                     }
                     return data.doOnNext(c -> wire.addAndGet(c.remaining()));
                 });

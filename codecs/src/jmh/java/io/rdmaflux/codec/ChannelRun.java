@@ -48,8 +48,8 @@ public final class ChannelRun {
                                 }).then();
                     })
                     .bind().block(Duration.ofSeconds(10));
-            CodecChain chain = CodecChain.parse(chainText);
-            int block = chain.blockSizeFor(options.frameSize());
+            CodecChain chain = CodecChain.parse(chainText).forFrameSize(options.frameSize());
+            int block = chain.blockSize();
             long t0 = System.nanoTime();
             try {
                 FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key(key).transport(tcp)
@@ -57,7 +57,7 @@ public final class ChannelRun {
                         .send(StreamMetadata.empty().with(StreamMetadata.CODECS, chain.format()),
                                 session -> chain.encode(PipelineRun.read(file, block)
                                                 .doOnNext(c -> plain.addAndGet(c.remaining())),
-                                        CodecContext.forSession(session, key).withBlockSize(block)))
+                                        CodecContext.forSession(session, key)))
                         .block(Duration.ofMinutes(5));
             } finally {
                 server.dispose();

@@ -3,6 +3,7 @@ package io.rdmaflux.codec;
 import io.rdmaflux.buffer.Chunk;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
 import javax.crypto.spec.SecretKeySpec;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -22,7 +23,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * Per-core throughput of each stage's block function at the default block size
  * ({@link CodecContext#DEFAULT_BLOCK_SIZE}, about 1 MiB), on real mixed data (see {@link Corpus}).
  * One thread, so the score is per core: MB/s = ops/s x block size. The stages run one such call
- * per block on each of N workers.
+ * per block on each of N workers. {@code aes=openssl} is the implementation this process chose
+ * (OpenSSL where it loads; the header line says which), {@code aes=jdk} the JDK's cipher; {@code
+ * crc32c} is what the channel spends on every byte of a plain stream, for scale.
  *
  * <pre>
  *   mvn -B -Pbenchmarks -pl codecs package -DskipTests
@@ -44,11 +47,15 @@ public class CodecBenchmark {
     @Param({"1"})
     public int level;
 
+    @Param({"openssl", "jdk"})
+    public String aes;
+
     private ByteBuffer[] plain;
     private ByteBuffer[] compressed;
     private ByteBuffer[] sealed;
-    private SecretKeySpec key;
+    private AesGcmRecords records;
     private ChunkAllocator alloc;
+    private final CRC32C crc = new CRC32C();
     private int i;
     private long plainBytes;
     private long compressedBytes;
@@ -61,18 +68,21 @@ public class CodecBenchmark {
         compressed = new ByteBuffer[blocks];
         sealed = new ByteBuffer[blocks];
         alloc = ChunkAllocator.pooled();
-        key = AesGcmStage.streamKey(CodecContext.of("benchmark key".getBytes(), new byte[32]));
+        SecretKeySpec key = AesGcmRecords.streamKey(CodecContext.of("benchmark key".getBytes(), new byte[32]));
+        AesGcmProvider provider = aes.equals("jdk") ? AesGcmProvider.jdk() : AesGcmProvider.get();
+        records = new AesGcmRecords(key, provider, alloc);
         for (int b = 0; b < blocks; b++) {
             ByteBuffer p = ByteBuffer.allocateDirect(BLOCK);
             p.put(data, b * BLOCK, BLOCK).flip();
             plain[b] = p;
             compressed[b] = copyOf(ZstdStage.compress(Chunk.wrap(p.duplicate()), level, alloc));
-            sealed[b] = copyOf(AesGcmStage.seal(key, number(p.duplicate(), b), alloc));
+            sealed[b] = copyOf(records.seal(Chunk.wrap(p.duplicate()), b));
             plainBytes += BLOCK;
             compressedBytes += compressed[b].remaining();
         }
         System.out.printf("%n[corpus] %d blocks of %d bytes; zstd level %d ratio %.3f (compressed/plain) %s%n",
-                blocks, BLOCK, level, (double) compressedBytes / plainBytes, AesGcmStage.provider());
+                blocks, BLOCK, level, (double) compressedBytes / plainBytes,
+                provider.description());
     }
 
     private static ByteBuffer copyOf(Chunk c) {
@@ -80,10 +90,6 @@ public class CodecBenchmark {
         b.put(c.buffer().duplicate()).flip();
         c.release();
         return b;
-    }
-
-    private static AesGcmStage.Numbered number(ByteBuffer b, long seq) {
-        return AesGcmStage.Numbered.of(Chunk.wrap(b), seq);
     }
 
     private int next() {
@@ -102,7 +108,7 @@ public class CodecBenchmark {
 
     @Benchmark
     public int zstdDecompress() {
-        Chunk out = ZstdStage.decompress(Chunk.wrap(compressed[next()].duplicate()), alloc);
+        Chunk out = ZstdStage.decompress(Chunk.wrap(compressed[next()].duplicate()), BLOCK, alloc);
         int n = out.remaining();
         out.release();
         return n;
@@ -112,7 +118,7 @@ public class CodecBenchmark {
     public int aesGcmSeal() {
         // A fresh sequence number each call: the JDK refuses to reuse a key and nonce.
         int b = next();
-        Chunk out = AesGcmStage.seal(key, number(plain[b].duplicate(), seqs++), alloc);
+        Chunk out = records.seal(Chunk.wrap(plain[b].duplicate()), seqs++);
         int n = out.remaining();
         out.release();
         return n;
@@ -123,9 +129,16 @@ public class CodecBenchmark {
     @Benchmark
     public int aesGcmOpen() {
         int b = next();
-        Chunk out = AesGcmStage.open(key, number(sealed[b].duplicate(), b), alloc);
+        Chunk out = records.open(Chunk.wrap(sealed[b].duplicate()), b);
         int n = out.remaining();
         out.release();
         return n;
+    }
+
+    @Benchmark
+    public long crc32c() {
+        crc.reset();
+        crc.update(plain[next()].duplicate());
+        return crc.getValue();
     }
 }

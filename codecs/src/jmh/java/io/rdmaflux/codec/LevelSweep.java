@@ -60,7 +60,7 @@ public final class LevelSweep {
                 size[l] = total;
                 t0 = System.nanoTime();
                 for (int b = 0; b < blocks; b++) {
-                    ZstdStage.decompress(Chunk.wrap(packed[l][b].duplicate()), alloc).release();
+                    ZstdStage.decompress(Chunk.wrap(packed[l][b].duplicate()), block, alloc).release();
                 }
                 bestD[l] = Math.max(bestD[l], bytes / 1e6 / ((System.nanoTime() - t0) / 1e9));
             }

@@ -29,11 +29,12 @@ public final class PipelineRun {
 
     public static void main(String[] args) throws Exception {
         Path file = Paths.get(args[0]);
-        CodecChain chain = CodecChain.parse(args.length > 1 ? args[1] : "zstd:1;level=1,aes-256-gcm:1");
+        CodecChain chain = CodecChain.parse(args.length > 1 ? args[1] : "zstd:1;level=1,aes-256-gcm:1")
+                .forFrameSize(1 << 20);
         int runs = args.length > 2 ? Integer.parseInt(args[2]) : 3;
-        int block = chain.blockSizeFor(1 << 20);
+        int block = chain.blockSize();
         for (int r = 0; r < runs; r++) {
-            CodecContext ctx = CodecContext.of("key".getBytes(), Codecs.newSalt()).withBlockSize(block);
+            CodecContext ctx = CodecContext.of("key".getBytes(), Codecs.newSalt());
             AtomicLong plain = new AtomicLong();
             AtomicLong wire = new AtomicLong();
             AtomicLong out = new AtomicLong();

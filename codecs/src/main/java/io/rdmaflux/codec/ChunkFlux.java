@@ -85,6 +85,22 @@ public final class ChunkFlux {
      */
     public static Flux<Chunk> mapOrdered(Flux<Chunk> in, Function<Chunk, Chunk> work, Scheduler scheduler,
                                          int parallelism) {
+        return mapOrderedIndexed(in, (c, index) -> work.apply(c), scheduler, parallelism);
+    }
+
+    /** Work on one chunk that also gets the chunk's position in its stream: 0, 1, 2, ... */
+    @FunctionalInterface
+    public interface IndexedWork {
+        /** Must release {@code chunk}, also when it throws; returns a new lease, or null for no output. */
+        Chunk apply(Chunk chunk, long index);
+    }
+
+    /**
+     * {@link #mapOrdered}, with each chunk's position in the stream (counted from 0 for every
+     * subscription) passed to {@code work}: for stages whose records are numbered.
+     */
+    public static Flux<Chunk> mapOrderedIndexed(Flux<Chunk> in, IndexedWork work, Scheduler scheduler,
+                                                int parallelism) {
         int prefetch = Math.max(1, parallelism - 1);
         return Flux.defer(() -> {
             // Every live task of this subscription, so that cancel and error reach all of them:
@@ -92,8 +108,9 @@ public final class ChunkFlux {
             // cancelled, so its queue alone cannot be trusted to hand every task back.
             Set<Task> live = ConcurrentHashMap.newKeySet();
             AtomicBoolean closed = new AtomicBoolean();
+            long[] next = new long[1];
             return in.map(c -> {
-                        Task t = Task.start(c, work, scheduler);
+                        Task t = Task.start(c, next[0]++, work, scheduler);
                         live.add(t);
                         t.onTaken = live::remove;
                         if (closed.get()) {
@@ -124,17 +141,19 @@ public final class ChunkFlux {
         private final AtomicInteger state = new AtomicInteger(PENDING);
         private final CompletableFuture<Void> finished = new CompletableFuture<>();
         private final Chunk input;
-        private final Function<Chunk, Chunk> work;
+        private final long index;
+        private final IndexedWork work;
         private volatile Chunk output;
         volatile java.util.function.Consumer<Task> onTaken = t -> { };
 
-        private Task(Chunk input, Function<Chunk, Chunk> work) {
+        private Task(Chunk input, long index, IndexedWork work) {
             this.input = input;
+            this.index = index;
             this.work = work;
         }
 
-        static Task start(Chunk input, Function<Chunk, Chunk> work, Scheduler scheduler) {
-            Task t = new Task(input, work);
+        static Task start(Chunk input, long index, IndexedWork work, Scheduler scheduler) {
+            Task t = new Task(input, index, work);
             try {
                 scheduler.schedule(t);
             } catch (RuntimeException e) {
@@ -154,7 +173,7 @@ public final class ChunkFlux {
             }
             Chunk out;
             try {
-                out = work.apply(input);
+                out = work.apply(input, index);
             } catch (Throwable e) {
                 state.compareAndSet(RUNNING, CANCELLED);
                 finished.completeExceptionally(e);

@@ -18,8 +18,9 @@ import reactor.core.publisher.Flux;
  *
  * <p>Sender:
  * <pre>{@code
- * CodecChain chain = CodecChain.builder().zstd(1).aesGcm().build();
+ * CodecChain chain = CodecChain.builder().zstd(1).aesGcm().build().forFrameSize(options.frameSize());
  * StreamMetadata meta = StreamMetadata.empty().with(StreamMetadata.CODECS, chain.format());
+ * // chunks: any size; blocks of chain.blockSize() bytes travel as one frame each, without copies
  * sender.send(meta, session -> chain.encode(chunks, CodecContext.forSession(session, key)));
  * }</pre>
  * Receiver:
@@ -30,14 +31,17 @@ import reactor.core.publisher.Flux;
  */
 public final class CodecChain {
 
-    private static final CodecChain EMPTY = new CodecChain(List.of(), List.of());
+    private static final CodecChain EMPTY = new CodecChain(List.of(), List.of(), 0);
 
     private final List<CodecSpec> specs;
     private final List<CodecStage> stages;
+    /** The frame size the chain is sized for, or 0: its encoder then takes the context's block size. */
+    private final int frameSize;
 
-    private CodecChain(List<CodecSpec> specs, List<CodecStage> stages) {
+    private CodecChain(List<CodecSpec> specs, List<CodecStage> stages, int frameSize) {
         this.specs = Collections.unmodifiableList(new ArrayList<>(specs));
         this.stages = Collections.unmodifiableList(new ArrayList<>(stages));
+        this.frameSize = frameSize;
     }
 
     /** The chain that does nothing. */
@@ -78,7 +82,7 @@ public final class CodecChain {
         for (CodecSpec s : specs) {
             stages.add(registry.resolve(s));
         }
-        return new CodecChain(specs, stages);
+        return new CodecChain(specs, stages, 0);
     }
 
     /** A chain builder against the default registry. */
@@ -111,12 +115,42 @@ public final class CodecChain {
 
     /**
      * The largest plaintext block whose encoded record still fits one channel frame of
-     * {@code frameSize} bytes. Sources should read chunks of this size (or a multiple of it)
-     * when this chain is used, so that every record travels as exactly one frame.
+     * {@code frameSize} bytes.
      */
     public int blockSizeFor(int frameSize) {
         int overhead = stages.stream().mapToInt(CodecStage::recordOverhead).sum();
         return Math.max(1, frameSize - overhead);
+    }
+
+    /**
+     * This chain sized for a channel of {@code frameSize}-byte frames, as a sender uses it: its
+     * encoder cuts blocks of {@link #blockSize()} bytes, whatever the context says, so that each
+     * record travels as one frame; and its chain string announces what each stage then writes at
+     * most (zstd: {@code block=N}), which the receiver's decoders hold the stream to.
+     */
+    public CodecChain forFrameSize(int frameSize) {
+        if (frameSize < 1 || frameSize > RecordAssembler.MAX_RECORD) {
+            throw new IllegalArgumentException("frame size must be between 1 and " + RecordAssembler.MAX_RECORD
+                    + ", was " + frameSize);
+        }
+        List<CodecSpec> sized = new ArrayList<>();
+        int input = blockSizeFor(frameSize);
+        for (int i = 0; i < stages.size(); i++) {
+            sized.add(stages.get(i).sized(specs.get(i), input));
+            input += stages.get(i).recordOverhead();
+        }
+        return new CodecChain(sized, stages, frameSize);
+    }
+
+    /**
+     * The block size this chain's encoder cuts, the size in which a source should best read
+     * (larger chunks are split without copying; smaller ones become smaller records): for a chain
+     * {@linkplain #forFrameSize sized} for a frame size, that frame size less the records'
+     * overhead; otherwise the context decides, and this is the default context's,
+     * {@link CodecContext#DEFAULT_BLOCK_SIZE}.
+     */
+    public int blockSize() {
+        return frameSize > 0 ? blockSizeFor(frameSize) : CodecContext.DEFAULT_BLOCK_SIZE;
     }
 
     /**
@@ -127,11 +161,12 @@ public final class CodecChain {
         if (stages.isEmpty()) {
             return in;
         }
-        // Blocks of the context's block size go into the first stage; later stages take the
-        // (slightly larger) records of earlier ones whole, see CodecContext.splitSize().
-        Flux<Chunk> f = ChunkFlux.split(in, context.blockSize());
+        CodecContext ctx = frameSize > 0 ? context.withBlockSize(blockSize()) : context;
+        // Blocks of the block size go into the first stage; later stages take the (slightly
+        // larger) records of earlier ones whole, see CodecContext.splitSize().
+        Flux<Chunk> f = ChunkFlux.split(in, ctx.blockSize());
         for (int i = 0; i < stages.size(); i++) {
-            f = stages.get(i).encoder(specs.get(i), context).apply(f);
+            f = stages.get(i).encoder(specs.get(i), ctx).apply(f);
         }
         return f.doOnDiscard(Chunk.class, Chunk::releaseQuietly);
     }

@@ -42,7 +42,7 @@ public final class CodecContext {
 
     /** A context without key or salt: enough for stages that do not encrypt. */
     public static CodecContext keyless() {
-        return new CodecContext(null, null, CodecWorkers.scheduler(), CodecWorkers.defaultParallelism(),
+        return new CodecContext(null, null, null, CodecWorkers.defaultParallelism(),
                 DEFAULT_BLOCK_SIZE, ChunkAllocator.pooled());
     }
 
@@ -75,9 +75,9 @@ public final class CodecContext {
         return salt == null ? null : salt.clone();
     }
 
-    /** Scheduler the CPU-bound stages run their workers on; by default a shared bounded pool. */
+    /** Scheduler the CPU-bound stages run their workers on; by default the shared pool, {@link CodecWorkers}. */
     public Scheduler scheduler() {
-        return scheduler;
+        return scheduler != null ? scheduler : CodecWorkers.scheduler();
     }
 
     /** Chunks a parallel stage works on at once; by default the number of cores. */
@@ -85,7 +85,12 @@ public final class CodecContext {
         return parallelism;
     }
 
-    /** The block size the source should deliver: the plaintext of one record of the first stage. */
+    /**
+     * The largest block the first stage encodes as one record, for stages used on their own
+     * ({@link Codecs}); a chain sized for a frame size ({@link CodecChain#forFrameSize}) sets its
+     * own. Decoders hold records of a stream that announced no bound to this plus
+     * {@link #SPLIT_SLACK}.
+     */
     public int blockSize() {
         return blockSize;
     }
@@ -127,9 +132,9 @@ public final class CodecContext {
     }
 
     public CodecContext withBlockSize(int blockSize) {
-        if (blockSize < 1 || blockSize > RecordAssembler.MAX_RECORD / 2) {
-            throw new IllegalArgumentException("block size must be between 1 and " + RecordAssembler.MAX_RECORD / 2
-                    + ", was " + blockSize);
+        if (blockSize < 1 || blockSize > RecordAssembler.MAX_RECORD - SPLIT_SLACK) {
+            throw new IllegalArgumentException("block size must be between 1 and "
+                    + (RecordAssembler.MAX_RECORD - SPLIT_SLACK) + ", was " + blockSize);
         }
         return new CodecContext(key, salt, scheduler, parallelism, blockSize, allocator);
     }

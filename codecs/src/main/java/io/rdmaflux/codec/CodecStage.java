@@ -62,7 +62,22 @@ public interface CodecStage {
     default void validate(CodecSpec spec) {
     }
 
-    /** The sending-side transformation for one stream. */
+    /**
+     * The spec to announce when this stage's input chunks are at most {@code largestInput} bytes
+     * ({@link CodecChain#forFrameSize} asks): a stage whose decoder could be made to allocate
+     * more than the encoder ever wrote (a decompressor) announces the bound in a parameter and
+     * holds its decoder to it. By default the spec is announced unchanged.
+     */
+    default CodecSpec sized(CodecSpec spec, int largestInput) {
+        return spec;
+    }
+
+    /**
+     * The sending-side transformation for one stream. This and {@link #decoder} only assemble
+     * operators and must not block: a receiver builds its decoder where the stream arrives, on a
+     * transport's event loop. Work that may block (loading native code) belongs in the returned
+     * Flux, on a thread that may block ({@code subscribeOn(Schedulers.boundedElastic())}).
+     */
     Function<Flux<Chunk>, Flux<Chunk>> encoder(CodecSpec spec, CodecContext context);
 
     /** The receiving-side transformation for one stream: the inverse of {@link #encoder}. */

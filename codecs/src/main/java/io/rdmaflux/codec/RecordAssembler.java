@@ -34,6 +34,29 @@ public final class RecordAssembler {
          * {@link ProtocolException} for a malformed header.
          */
         int recordLength(ByteBuffer buffer, int offset);
+
+        /**
+         * A {@code length}-byte header whose u32 at {@code lengthAt} counts the bytes that follow
+         * the header, from {@code min} to {@code max}; any other count is a CODEC error,
+         * {@code "WHAT: corrupt stream (record length N)"}.
+         */
+        static Header withLengthAt(int length, int lengthAt, int min, int max, String what) {
+            return new Header() {
+                @Override
+                public int length() {
+                    return length;
+                }
+
+                @Override
+                public int recordLength(ByteBuffer b, int offset) {
+                    int n = b.getInt(offset + lengthAt);
+                    if (n < min || n > max) {
+                        throw new ProtocolException(ErrorCode.CODEC, what + ": corrupt stream (record length " + n + ")");
+                    }
+                    return length + n;
+                }
+            };
+        }
     }
 
     private final Header header;

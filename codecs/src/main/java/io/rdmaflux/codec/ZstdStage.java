@@ -1,5 +1,6 @@
 package io.rdmaflux.codec;
 
+import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdException;
@@ -9,6 +10,8 @@ import io.rdmaflux.protocol.ProtocolException;
 import java.nio.ByteBuffer;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Parallel zstd ({@code zstd:1;level=N}). Each block (at most {@link CodecContext#blockSize()}
@@ -29,6 +32,12 @@ import reactor.core.publisher.Flux;
  * {@value #MAX_LEVEL}, negative levels being zstd's fast modes); it travels in the chain string
  * for information. The default, {@value #DEFAULT_LEVEL}, was chosen by measurement: see
  * docs/codecs.md.
+ *
+ * <p>The parameter {@code block} (the sender's promise: no record decodes to more bytes) bounds
+ * what the decoder allocates for a record. A chain sized for a frame size announces it
+ * ({@link CodecChain#forFrameSize}); without it the decoder holds records to its context's
+ * {@link CodecContext#splitSize()}. A record that claims or decodes to more fails with a CODEC
+ * error before it can exhaust memory (a "zstd bomb").
  */
 public final class ZstdStage implements CodecStage {
 
@@ -44,25 +53,18 @@ public final class ZstdStage implements CodecStage {
     static final byte ZSTD = 1;
     /** Blocks smaller than this are stored raw without trying. */
     private static final int MIN_COMPRESS = 64;
+    /** Parameter: the largest block the sender compresses into one record. */
+    static final String BLOCK = "block";
+
+    /**
+     * zstd-jni's native library, loaded once per process on a thread that may block: loading
+     * extracts it to a temporary file, which must happen neither on an event loop nor on a worker.
+     */
+    private static final Mono<Void> NATIVE = Mono.fromRunnable(ZstdStage::loadNative)
+            .subscribeOn(Schedulers.boundedElastic()).then().cache();
 
     private static final ThreadLocal<ZstdCompressCtx> COMPRESSORS = ThreadLocal.withInitial(ZstdCompressCtx::new);
     private static final ThreadLocal<ZstdDecompressCtx> DECOMPRESSORS = ThreadLocal.withInitial(ZstdDecompressCtx::new);
-
-    private static final RecordAssembler.Header RECORD_HEADER = new RecordAssembler.Header() {
-        @Override
-        public int length() {
-            return HEADER;
-        }
-
-        @Override
-        public int recordLength(ByteBuffer b, int offset) {
-            int stored = b.getInt(offset + 1);
-            if (stored < 0 || stored > RecordAssembler.MAX_RECORD - HEADER) {
-                throw new ProtocolException(ErrorCode.CODEC, "zstd: corrupt stream (record length " + stored + ")");
-            }
-            return HEADER + stored;
-        }
-    };
 
     /** The spec for a level. */
     public static CodecSpec spec(int level) {
@@ -89,6 +91,32 @@ public final class ZstdStage implements CodecStage {
     @Override
     public void validate(CodecSpec spec) {
         level(spec);
+        block(spec, 1);
+    }
+
+    /** Announces the largest block this stage compresses, so that the decoder can hold records to it. */
+    @Override
+    public CodecSpec sized(CodecSpec spec, int largestInput) {
+        return spec.with(BLOCK, Integer.toString(largestInput));
+    }
+
+    /** The spec's {@code block}, or {@code fallback} when it has none. */
+    static int block(CodecSpec spec, int fallback) {
+        String v = spec.param(BLOCK, null);
+        if (v == null) {
+            return fallback;
+        }
+        int block;
+        try {
+            block = Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new ProtocolException(ErrorCode.CODEC, "zstd: invalid block size '" + v + "'");
+        }
+        if (block < 1 || block > RecordAssembler.MAX_RECORD - HEADER) {
+            throw new ProtocolException(ErrorCode.CODEC, "zstd: block size " + block + " out of range (1 to "
+                    + (RecordAssembler.MAX_RECORD - HEADER) + ")");
+        }
+        return block;
     }
 
     static int level(CodecSpec spec) {
@@ -106,10 +134,7 @@ public final class ZstdStage implements CodecStage {
         return level;
     }
 
-    /**
-     * Loads zstd-jni's native library now, on the calling thread: loading extracts it to a
-     * temporary file, which must not happen on a worker (a non-blocking thread).
-     */
+    /** Loads zstd-jni's native library on the calling thread (blocking, the first time). */
     static void loadNative() {
         com.github.luben.zstd.util.Native.load();
     }
@@ -126,18 +151,21 @@ public final class ZstdStage implements CodecStage {
     @Override
     public Function<Flux<Chunk>, Flux<Chunk>> encoder(CodecSpec spec, CodecContext ctx) {
         int level = level(spec);
-        loadNative();
+        // Keeps the promise of the spec's block size, whatever the context says.
+        int split = Math.min(ctx.splitSize(), block(spec, ctx.splitSize()));
         ChunkAllocator alloc = ctx.allocator();
-        return in -> ChunkFlux.mapOrdered(ChunkFlux.split(in, ctx.splitSize()),
-                c -> compress(c, level, alloc), ctx.scheduler(), ctx.parallelism());
+        return in -> NATIVE.thenMany(ChunkFlux.mapOrdered(ChunkFlux.split(in, split),
+                c -> compress(c, level, alloc), ctx.scheduler(), ctx.parallelism()));
     }
 
     @Override
     public Function<Flux<Chunk>, Flux<Chunk>> decoder(CodecSpec spec, CodecContext ctx) {
-        loadNative();
+        int limit = block(spec, ctx.splitSize());
         ChunkAllocator alloc = ctx.allocator();
-        return in -> ChunkFlux.mapOrdered(RecordAssembler.records(in, RECORD_HEADER, "zstd"),
-                r -> decompress(r, alloc), ctx.scheduler(), ctx.parallelism());
+        // A record never stores more than its block: raw, or compressed to fewer bytes.
+        RecordAssembler.Header format = RecordAssembler.Header.withLengthAt(HEADER, 1, 0, limit, NAME);
+        return in -> NATIVE.thenMany(ChunkFlux.mapOrdered(RecordAssembler.records(in, format, "zstd"),
+                r -> decompress(r, limit, alloc), ctx.scheduler(), ctx.parallelism()));
     }
 
     /** Compresses one block into one record; releases the input. */
@@ -189,8 +217,11 @@ public final class ZstdStage implements CodecStage {
         }
     }
 
-    /** Decodes one record into its block; releases the input. Returns null for an empty block. */
-    static Chunk decompress(Chunk record, ChunkAllocator alloc) {
+    /**
+     * Decodes one record into its block of at most {@code limit} bytes; releases the input.
+     * Returns null for an empty block.
+     */
+    static Chunk decompress(Chunk record, int limit, ChunkAllocator alloc) {
         Chunk out = null;
         try {
             ByteBuffer r = record.buffer();
@@ -198,9 +229,12 @@ public final class ZstdStage implements CodecStage {
             byte type = r.get(p);
             int stored = r.getInt(p + 1);
             int original = r.getInt(p + 5);
-            if (stored != r.remaining() - HEADER || original < 0 || original > RecordAssembler.MAX_RECORD
+            if (stored != r.remaining() - HEADER || original < 0
                     || (type == RAW && original != stored) || (type != RAW && type != ZSTD)) {
                 throw new ProtocolException(ErrorCode.CODEC, "zstd: corrupt stream (bad record header)");
+            }
+            if (original > limit) {
+                throw inflates(limit);
             }
             if (original == 0) {
                 return null;
@@ -226,6 +260,9 @@ public final class ZstdStage implements CodecStage {
                         dst.put(tmp, 0, Math.max(0, n));
                     }
                 } catch (ZstdException e) {
+                    if (e.getErrorCode() == Zstd.errDstSizeTooSmall()) {
+                        throw inflates(original);
+                    }
                     throw new ProtocolException(ErrorCode.CODEC, "zstd: corrupt compressed block (" + e.getMessage() + ")");
                 }
                 if (n != original) {
@@ -243,6 +280,11 @@ public final class ZstdStage implements CodecStage {
                 out.releaseQuietly();
             }
         }
+    }
+
+    private static ProtocolException inflates(int limit) {
+        return new ProtocolException(ErrorCode.CODEC,
+                "zstd: corrupt or hostile compressed data: a record inflates past " + limit + " bytes");
     }
 
     /** The bytes as a direct buffer: itself, or a copy in this thread's scratch buffer. */

@@ -61,26 +61,19 @@ class ChannelCodecTest {
                     // rdrecv: the chain comes from the metadata; an unknown codec fails here, before any data moves.
                     CodecChain chain = CodecChain.parse(in.metadata().codecs());
                     return chain.decode(in.receiveChunks(), CodecContext.forSession(in.session(), KEY))
-                            .doOnNext(c -> {
-                                ByteBuffer b = c.buffer();
-                                byte[] a = new byte[b.remaining()];
-                                b.get(a);
-                                received.write(a, 0, a.length);
-                                c.release();
-                            })
+                            .doOnNext(c -> TestData.append(received, c))
                             .doOnError(receiverError::set)
                             .then();
                 })
                 .bind().block(Duration.ofSeconds(10));
         try {
-            // rdsend: the chain string goes into the metadata, the stages get the session's salt.
-            StreamMetadata meta = StreamMetadata.empty().with(StreamMetadata.CODECS, chainText);
-            CodecChain chain = CodecChain.parse(chainText);
-            int block = chain.blockSizeFor(options.frameSize());
+            // rdsend: the chain, sized for the frames, goes into the metadata; the stages get the session's salt.
+            CodecChain chain = CodecChain.parse(chainText).forFrameSize(options.frameSize());
+            StreamMetadata meta = StreamMetadata.empty().with(StreamMetadata.CODECS, chain.format());
             FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key(KEY).transport(transport)
                     .options(options)
-                    .send(meta, session -> chain.encode(pieces(data, block), CodecContext.forSession(session, KEY)
-                            .withBlockSize(block).withAllocator(SENDER_BUFFERS)))
+                    .send(meta, session -> chain.encode(pieces(data, chain.blockSize()),
+                            CodecContext.forSession(session, KEY).withAllocator(SENDER_BUFFERS)))
                     .block(Duration.ofSeconds(60));
         } finally {
             server.dispose();

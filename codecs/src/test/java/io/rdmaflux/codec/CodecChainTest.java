@@ -52,7 +52,7 @@ class CodecChainTest {
     @Test
     void malformedStringsAreRefused() {
         for (String s : new String[] {"zstd", "zstd:x", "zstd:1,", ",zstd:1", "zstd:1;level", "ZSTD:1", "zstd:1;level=99",
-                "zstd:1;level=0", "zstd:1;level=abc", "zstd:-1"}) {
+                "zstd:1;level=0", "zstd:1;level=abc", "zstd:-1", "zstd:1;block=0", "zstd:1;block=x", "zstd:1;block=67108864"}) {
             assertThatThrownBy(() -> CodecChain.parse(s)).as(s)
                     .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC));
         }
@@ -64,6 +64,23 @@ class CodecChainTest {
         assertThat(chain.blockSizeFor(1 << 20)).isEqualTo((1 << 20) - ZstdStage.HEADER - AesGcmStage.HEADER - AesGcmStage.TAG);
         assertThat(CodecChain.empty().blockSizeFor(1 << 20)).isEqualTo(1 << 20);
         assertThat(CodecContext.DEFAULT_BLOCK_SIZE).isLessThanOrEqualTo(chain.blockSizeFor(1 << 20));
+    }
+
+    @Test
+    void aChainSizedForAFrameSizeCutsItsBlocksAndAnnouncesThem() {
+        int frame = 1 << 20;
+        int block = frame - ZstdStage.HEADER - AesGcmStage.HEADER - AesGcmStage.TAG;
+        CodecChain chain = CodecChain.builder().zstd(1).aesGcm().build().forFrameSize(frame);
+        assertThat(chain.blockSize()).isEqualTo(block);
+        assertThat(chain.format()).isEqualTo("zstd:1;level=1;block=" + block + ",aes-256-gcm:1");
+        assertThat(CodecChain.parse(chain.format())).isEqualTo(chain);
+        // A later stage takes the records of the earlier ones: its announced block is that much larger.
+        CodecChain reversed = CodecChain.parse("aes-256-gcm:1,zstd:1").forFrameSize(frame);
+        assertThat(reversed.format()).isEqualTo("aes-256-gcm:1,zstd:1;block=" + (block + AesGcmStage.HEADER + AesGcmStage.TAG));
+        // Sizing again replaces the announcement.
+        assertThat(chain.forFrameSize(2 * frame).format()).isEqualTo("zstd:1;level=1;block=" + (block + frame) + ",aes-256-gcm:1");
+        assertThat(CodecChain.empty().forFrameSize(frame).blockSize()).isEqualTo(frame);
+        assertThat(CodecChain.parse("zstd:1").blockSize()).isEqualTo(CodecContext.DEFAULT_BLOCK_SIZE);
     }
 
     @Test

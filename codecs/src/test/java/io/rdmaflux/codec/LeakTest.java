@@ -3,6 +3,7 @@ package io.rdmaflux.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import java.time.Duration;
 import java.util.Random;
@@ -121,17 +122,38 @@ class LeakTest {
         assertNoLeaks(t, alloc, chain + " downstream error");
     }
 
+    /** The offset of record {@code k} in a stream of one stage's records: zstd's (9-byte header) or aes-256-gcm's (13). */
+    static int recordAt(byte[] wire, int k, boolean aes) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(wire);
+        int at = 0;
+        for (int i = 0; i < k; i++) {
+            at += aes ? AesGcmStage.HEADER + b.getInt(at + 9) : ZstdStage.HEADER + b.getInt(at + 1);
+        }
+        return at;
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"zstd:1", "aes-256-gcm:1", "zstd:1,aes-256-gcm:1"})
     void tamperedStreamReleasesEverything(String chain) {
         byte[] wire = encoded(chain);
-        wire[wire.length / 3] ^= 1;
+        // Record 20 of 40, so that records before and after it are in flight when it fails.
+        boolean aes = chain.endsWith("aes-256-gcm:1");
+        int at = recordAt(wire, 20, aes);
+        String expected;
+        if (aes) {
+            wire[at + AesGcmStage.HEADER + 7] ^= 1;
+            expected = "aes-256-gcm: record #20 failed authentication: the data was altered";
+        } else {
+            wire[at] = 7;
+            expected = "zstd: corrupt stream (bad record header)";
+        }
         ChunkAllocator alloc = new ChunkAllocator.Pooled(4);
         TestData.Tracker t = new TestData.Tracker();
         StepVerifier.create(CodecChain.parse(chain).decode(TestData.recut(wire, new Random(5), 1500, t), ctx(alloc, chain))
                         .doOnNext(Chunk::release))
                 .thenConsumeWhile(c -> true)
-                .expectErrorMatches(e -> e instanceof ProtocolException || e.getMessage() != null)
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(ProtocolException.class,
+                        p -> assertThat(p.code()).isEqualTo(ErrorCode.CODEC)).hasMessage(expected))
                 .verify(Duration.ofSeconds(10));
         assertNoLeaks(t, alloc, chain + " tampered");
     }

@@ -65,32 +65,29 @@ final class TestData {
         }
     }
 
-    /** Collects the bytes of chunks, releasing each. */
-    static byte[] drain(List<Chunk> chunks) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (Chunk c : chunks) {
+    /** Appends a chunk's bytes to {@code out} and releases it. */
+    static void append(ByteArrayOutputStream out, Chunk c) {
+        try {
             ByteBuffer b = c.buffer().duplicate();
             byte[] a = new byte[b.remaining()];
             b.get(a);
             out.write(a, 0, a.length);
+        } finally {
             c.release();
         }
+    }
+
+    /** Collects the bytes of chunks, releasing each. */
+    static byte[] drain(List<Chunk> chunks) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        chunks.forEach(c -> append(out, c));
         return out.toByteArray();
     }
 
     /** Collects a whole Flux into bytes, releasing each chunk as it arrives. */
     static byte[] collect(Flux<Chunk> f) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        f.doOnNext(c -> {
-            try {
-                ByteBuffer b = c.buffer().duplicate();
-                byte[] a = new byte[b.remaining()];
-                b.get(a);
-                out.write(a, 0, a.length);
-            } finally {
-                c.release();
-            }
-        }).transform(TestData::dumpThreadsOnTimeout)
+        f.doOnNext(c -> append(out, c)).transform(TestData::dumpThreadsOnTimeout)
                 .blockLast(Duration.ofSeconds(60));
         return out.toByteArray();
     }

@@ -20,7 +20,8 @@ final class ChannelCodecs {
         log.info("codecs: {}", chain.format());
         if (chain.contains(AesGcmStage.NAME)) {
             AesGcmStage.warmUp();
-            log.info(AesGcmStage.provider());
+            // describe(), not provider(): the receiving end runs this on the transport's event loop.
+            AesGcmStage.describe().subscribe(log::info, e -> log.info("AES-256-GCM: " + e.getMessage()));
         }
     }
 }

@@ -170,8 +170,11 @@ public final class Pipeline {
             }
             PipelineMetrics metrics = new PipelineMetrics(source.describe(),
                     chain.specs().stream().map(CodecSpec::format).toList(), sink.describe());
-            Downstream downstream = new Downstream(chain, blockSize(chain, sink.frameSize()), codecs, sink, listener,
-                    metrics);
+            // Sized for the sink's frames: the chain string a channel sink announces then bounds
+            // what each record may decode to (zstd's block), which the receiver holds it to.
+            int frame = sink.frameSize() > 0 ? sink.frameSize() : DEFAULT_FRAME;
+            Downstream downstream = new Downstream(chain.forFrameSize(frame), blockSize(chain, sink.frameSize()), codecs,
+                    sink, listener, metrics);
             return source.open(downstream)
                     .switchIfEmpty(Mono.error(() -> new IllegalStateException(source.describe()
                             + " ended without passing a stream on")))

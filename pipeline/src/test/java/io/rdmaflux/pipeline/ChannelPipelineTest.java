@@ -8,6 +8,7 @@ import io.rdmaflux.codec.ZstdStage;
 import io.rdmaflux.connector.FileSink;
 import io.rdmaflux.connector.FileSource;
 import io.rdmaflux.connector.SinkResult;
+import io.rdmaflux.connector.SourceOptions;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.StreamMetadata;
@@ -77,6 +78,27 @@ class ChannelPipelineTest {
         assertThat(source.bytesOut()).isEqualTo(size);
         assertThat(got.bytesIn()).isEqualTo(size);
         assertThat(got.sink().location()).isEqualTo(out.toString());
+    }
+
+    @Test
+    void framesLargerThanTheReceiversDefaultCarryTheirAnnouncedBlockSize() throws Exception {
+        // 4 MiB frames make 4 MiB zstd blocks: the chain string must announce them, or the
+        // receiver, holding each record to its own default block size, refuses the stream.
+        Path in = TestFiles.mixed(dir.resolve("in.bin"), (9 << 20) + 3, 9);
+        Path out = dir.resolve("out.bin");
+        CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
+        CompletableFuture<PipelineResult> received = Pipeline.from(ReceiveSource.create(0, KEY)
+                        .bind("127.0.0.1").transport(TransportKind.TCP))
+                .to(FileSink.of(out)).listener(listening(bound)).run().toFuture();
+        int port = bound.get(LIMIT.toSeconds(), TimeUnit.SECONDS).getPort();
+        Pipeline.from(FileSource.of(in, SourceOptions.defaults().withChunkSize(4 << 20)))
+                .via(ZstdStage.spec(1), AesGcmStage.spec())
+                .to(SendSink.create("127.0.0.1", port, KEY).transport(TransportKind.TCP)
+                        .options(io.rdmaflux.channel.ChannelOptions.defaults().withFrameSize(4 << 20).withReceiveSlots(4)
+                                .withSendSlots(4)))
+                .run().block(LIMIT);
+        received.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(TestFiles.sha256(out)).isEqualTo(TestFiles.sha256(in));
     }
 
     @Test
