@@ -218,11 +218,12 @@ final class ReceiverSession extends SessionBase {
     }
 
     private void maybeAcknowledge() {
-        if (endVerified && handlerDone && !isFinished()) {
+        // Claim the outcome before END_ACK leaves: once it is out, the sender may close at
+        // once, and that close must not be taken for a sender that vanished mid-stream.
+        if (endVerified && handlerDone && finish()) {
             send(FrameType.END_ACK, ControlFrames.endAck(checksum.bytes()));
-            if (succeed()) {
-                afterClose(result::tryEmitEmpty);
-            }
+            connection.close();
+            afterClose(result::tryEmitEmpty);
         }
     }
 

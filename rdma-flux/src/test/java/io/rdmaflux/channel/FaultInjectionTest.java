@@ -95,6 +95,25 @@ class FaultInjectionTest {
     }
 
     @Test
+    void aSenderThatClosesTheMomentItHasItsEndAckLeavesBothSidesSuccessful() {
+        // The handler completes after END, on a thread of its own; the sender closes as soon
+        // as END_ACK lands, before that thread has moved on. The receiver had committed: its
+        // outcome is success, not "sender closed the connection".
+        MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) ->
+                type == FrameType.END_ACK ? Verdict.DELIVER_AND_AWAIT_PEER_CLOSE : Verdict.DELIVER);
+        int port = PORTS.incrementAndGet();
+        Mono<Void> receiver = FluxReceiver.create().port(port).key("k").transport(t).options(OPTIONS)
+                .handle(in -> in.receive().then(Mono.delay(Duration.ofMillis(20))).then())
+                .receiveOne()
+                .cache();
+        receiver.subscribe(v -> { }, e -> { });
+        Throwable sender = outcome(FluxSender.create().port(port).key("k").transport(t).options(OPTIONS)
+                .send(StreamMetadata.empty(), s -> Flux.range(0, 5).map(i -> Chunk.wrap(ByteBuffer.wrap(new byte[4096])))));
+        assertThat(sender).as("sender").isNull();
+        assertThat(outcome(receiver)).as("receiver").isNull();
+    }
+
+    @Test
     void aPeerOfAnotherVersionIsRefusedWithBothVersionsNamed() {
         MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) -> {
             if (type == FrameType.HELLO && fromSender) {

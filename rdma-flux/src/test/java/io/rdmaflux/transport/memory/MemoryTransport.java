@@ -45,7 +45,15 @@ public final class MemoryTransport implements Transport {
     }
 
     /** What becomes of an inspected frame. */
-    public enum Verdict { DELIVER, DROP, CUT_CONNECTION }
+    public enum Verdict {
+        DELIVER, DROP, CUT_CONNECTION,
+        /**
+         * Delivers the frame, then waits (bounded) until the peer has closed the connection and
+         * this side has processed that close, before the sending call returns: the fastest peer
+         * there can be, for races between a last frame and the sender's own bookkeeping.
+         */
+        DELIVER_AND_AWAIT_PEER_CLOSE
+    }
 
     private final Map<Integer, Listener> listeners = new ConcurrentHashMap<>();
     private final AtomicInteger nextPort = new AtomicInteger(40000);
@@ -205,6 +213,15 @@ public final class MemoryTransport implements Transport {
                     close();
                 }
                 case DELIVER -> runOn(to, () -> to.receive(type, copy), () -> { });
+                case DELIVER_AND_AWAIT_PEER_CLOSE -> {
+                    runOn(to, () -> to.receive(type, copy), () -> { });
+                    try {
+                        // Not block(): the caller may be a Reactor non-blocking thread.
+                        closedSignal.asMono().toFuture().get(5, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        // Bounded: the test then sees whatever order happened.
+                    }
+                }
             }
         }
 
