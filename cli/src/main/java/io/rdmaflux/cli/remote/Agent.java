@@ -59,6 +59,14 @@ public final class Agent {
         /** {@code bytes} more payload bytes moved. */
         void moved(long bytes);
 
+        /** One file of a tree is complete at this end, with {@code bytes} content bytes. */
+        default void file(long bytes) {
+        }
+
+        /** The tree's totals, as its source counted them (for the coordinator's progress line). */
+        default void totals(long files, long bytes) {
+        }
+
         /** Where the job's send sink connects, once the coordinator says (a {@code connect} message). */
         Mono<AgentMessage.Connect> downstream();
 
@@ -132,6 +140,10 @@ public final class Agent {
         reader.start();
 
         AtomicLong bytes = new AtomicLong();
+        // Files: -1 until the job reports any.
+        AtomicLong files = new AtomicLong(-1);
+        AtomicLong fileBytes = new AtomicLong(-1);
+        AtomicReference<long[]> totals = new AtomicReference<>(new long[] {-1, -1});
         AgentMessage.Job received;
         try {
             received = Mono.firstWithSignal(job.asMono(),
@@ -161,6 +173,17 @@ public final class Agent {
             }
 
             @Override
+            public void file(long n) {
+                files.updateAndGet(f -> Math.max(f, 0) + 1);
+                fileBytes.updateAndGet(b -> Math.max(b, 0) + n);
+            }
+
+            @Override
+            public void totals(long f, long b) {
+                totals.set(new long[] {f, b});
+            }
+
+            @Override
             public Mono<AgentMessage.Connect> downstream() {
                 return downstream.asMono();
             }
@@ -170,10 +193,13 @@ public final class Agent {
                 return eof.asMono();
             }
         };
+        java.util.function.Supplier<AgentMessage.Progress> now = () -> new AgentMessage.Progress(bytes.get(), files.get(),
+                fileBytes.get(), totals.get()[0], totals.get()[1]);
         Disposable progress = received.progressInterval() <= 0 ? () -> { }
                 : Flux.interval(Duration.ofMillis(received.progressInterval()))
-                        .map(x -> bytes.get()).distinctUntilChanged()
-                        .subscribe(n -> send(out, new AgentMessage.Progress(n)));
+                        .map(x -> now.get())
+                        .distinctUntilChanged()
+                        .subscribe(p -> send(out, p));
         try {
             Mono<Void> work = Mono.defer(() -> runner.run(received, control));
             // The job fails its own streams on abort; this is the backstop for one that does not end.
@@ -183,6 +209,10 @@ public final class Agent {
             if (failure == overdue) {
                 // The job was cancelled: its sinks clean up on their own threads; give them a moment.
                 pause(CLEANUP_MS);
+            }
+            progress.dispose();
+            if (received.progressInterval() > 0) {
+                send(out, now.get());   // the final counts, for the coordinator's summary
             }
             return done(out, failure, bytes.get());
         } finally {
@@ -223,8 +253,26 @@ public final class Agent {
         }
         Throwable e = reactor.core.Exceptions.unwrap(failure);
         int status = exitCodes.applyAsInt(e);
-        send(out, new AgentMessage.Done(status, bytes, messages.apply(e)));
+        List<String> failures = List.of();
+        if (e instanceof PartialTransferException p) {
+            failures = capped(p.failures());
+        }
+        send(out, new AgentMessage.Done(status, bytes, messages.apply(e), failures));
         return status;
+    }
+
+    /** At most {@link AgentMessage.Done#MAX_FAILURES} lines of bounded length, so that the done line stays short. */
+    private static List<String> capped(List<String> failures) {
+        int keep = Math.min(failures.size(), AgentMessage.Done.MAX_FAILURES);
+        List<String> out = new java.util.ArrayList<>(keep + 1);
+        for (int i = 0; i < keep; i++) {
+            String f = failures.get(i);
+            out.add(f.length() > 2000 ? f.substring(0, 2000) + "..." : f);
+        }
+        if (failures.size() > keep) {
+            out.add("... and " + (failures.size() - keep) + " more lines");
+        }
+        return out;
     }
 
     private void read(InputStream in, Sinks.One<AgentMessage.Job> job, Sinks.One<AgentMessage.Connect> downstream) {
