@@ -2,6 +2,7 @@ package io.rdmaflux.cli;
 
 import io.rdmaflux.cli.remote.Agent;
 import io.rdmaflux.cli.remote.AgentMessage;
+import io.rdmaflux.cli.remote.ProgressCount;
 import io.rdmaflux.cli.remote.RemoteAgent;
 import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.cli.remote.RemoteHost;
@@ -9,8 +10,6 @@ import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
@@ -120,10 +119,7 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
         private final Sinks.One<Integer> listening = Sinks.one();
         private final Sinks.One<AgentMessage.Connect> downstream = Sinks.one();
         private final Sinks.Empty<Void> aborted = Sinks.empty();
-        private final AtomicLong bytes = new AtomicLong();
-        private final AtomicLong files = new AtomicLong(-1);
-        private final AtomicLong fileBytes = new AtomicLong(-1);
-        private final AtomicReference<long[]> totals = new AtomicReference<>(new long[] {-1, -1});
+        private final ProgressCount count = new ProgressCount();
         private Mono<Void> done = Mono.never();
 
         @Override
@@ -157,8 +153,7 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
 
         @Override
         AgentMessage.Progress progress() {
-            long[] t = totals.get();
-            return new AgentMessage.Progress(bytes.get(), files.get(), fileBytes.get(), t[0], t[1]);
+            return count.now();
         }
 
         @Override
@@ -179,18 +174,17 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
 
         @Override
         public void moved(long n) {
-            bytes.addAndGet(n);
+            count.moved(n);
         }
 
         @Override
         public void file(long n) {
-            files.updateAndGet(f -> Math.max(f, 0) + 1);
-            fileBytes.updateAndGet(b -> Math.max(b, 0) + n);
+            count.file(n);
         }
 
         @Override
         public void totals(long f, long b) {
-            totals.set(new long[] {f, b});
+            count.totals(f, b);
         }
 
         @Override

@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
@@ -139,11 +138,7 @@ public final class Agent {
         reader.setDaemon(true);
         reader.start();
 
-        AtomicLong bytes = new AtomicLong();
-        // Files: -1 until the job reports any.
-        AtomicLong files = new AtomicLong(-1);
-        AtomicLong fileBytes = new AtomicLong(-1);
-        AtomicReference<long[]> totals = new AtomicReference<>(new long[] {-1, -1});
+        ProgressCount count = new ProgressCount();
         AgentMessage.Job received;
         try {
             received = Mono.firstWithSignal(job.asMono(),
@@ -153,7 +148,7 @@ public final class Agent {
                             "no job within " + JOB_TIMEOUT.toSeconds() + " s")))
                     .block();
         } catch (RuntimeException e) {
-            return done(out, e, bytes.get());
+            return done(out, e, 0);
         }
 
         Control control = new Control() {
@@ -169,18 +164,17 @@ public final class Agent {
 
             @Override
             public void moved(long n) {
-                bytes.addAndGet(n);
+                count.moved(n);
             }
 
             @Override
             public void file(long n) {
-                files.updateAndGet(f -> Math.max(f, 0) + 1);
-                fileBytes.updateAndGet(b -> Math.max(b, 0) + n);
+                count.file(n);
             }
 
             @Override
             public void totals(long f, long b) {
-                totals.set(new long[] {f, b});
+                count.totals(f, b);
             }
 
             @Override
@@ -193,11 +187,9 @@ public final class Agent {
                 return eof.asMono();
             }
         };
-        java.util.function.Supplier<AgentMessage.Progress> now = () -> new AgentMessage.Progress(bytes.get(), files.get(),
-                fileBytes.get(), totals.get()[0], totals.get()[1]);
         Disposable progress = received.progressInterval() <= 0 ? () -> { }
                 : Flux.interval(Duration.ofMillis(received.progressInterval()))
-                        .map(x -> now.get())
+                        .map(x -> count.now())
                         .distinctUntilChanged()
                         .subscribe(p -> send(out, p));
         try {
@@ -212,9 +204,9 @@ public final class Agent {
             }
             progress.dispose();
             if (received.progressInterval() > 0) {
-                send(out, now.get());   // the final counts, for the coordinator's summary
+                send(out, count.now());   // the final counts, for the coordinator's summary
             }
-            return done(out, failure, bytes.get());
+            return done(out, failure, count.bytes());
         } finally {
             progress.dispose();
         }
