@@ -82,8 +82,10 @@ class RdcpE2ETest {
         assertThat(listing(pulled)).isEqualTo(want);
 
         // Remote to remote: the data goes from h2 to h3 directly.
-        assertCopied(rdcp("-r", "h2:" + remote.resolve("pushed"), "h3:" + remote.resolve("r2r")));
+        Tool r2r = rdcp("-r", "--progress", "h2:" + remote.resolve("pushed"), "h3:" + remote.resolve("r2r"));
+        assertCopied(r2r);
         assertThat(listing(remote.resolve("r2r"))).isEqualTo(want);
+        assertThat(r2r.err()).as("the last progress line").contains("306/306 files");
 
         // Local to local, no ssh.
         assertCopied(rdcp("-r", src.toString(), dir.resolve("local").toString()));
@@ -106,6 +108,7 @@ class RdcpE2ETest {
         // Without --delete the removed file stays.
         Tool sync = rdcp("-r", "--sync", "-v", src + "/", "h2:" + dst);
         assertCopied(sync);
+        assertThat(sync.err()).contains("rdcp: copied ");
         assertThat(dst.resolve("small/f0005")).exists();
         assertThat(Files.getAttribute(dst.resolve("small/f0007"), "unix:ino")).as("an unchanged file is not rewritten")
                 .isEqualTo(untouched);
@@ -122,6 +125,25 @@ class RdcpE2ETest {
         assertCopied(rdcp("-r", "--checksum", "h2:" + dst + "/", back.toString()));
         assertThat(Files.getAttribute(back.resolve("new file"), "unix:ino")).isEqualTo(inode);
         assertThat(listing(back)).isEqualTo(listing(src));
+    }
+
+    @Test
+    void severalSourcesGoIntoOneDirectoryEachUnderItsName() throws Exception {
+        Path a = tree(dir.resolve("a"));
+        Path file = Files.writeString(dir.resolve("-file name"), "one file");
+        Path into = Files.createDirectory(dir.resolve("into"));
+        Files.writeString(into.resolve("kept"), "kept");
+
+        assertCopied(rdcp("-r", a.toString(), file.toString(), "h2:" + into));
+
+        assertThat(listing(into.resolve("a"))).isEqualTo(listing(a));
+        assertThat(Files.readString(into.resolve("-file name"))).isEqualTo("one file");
+        assertThat(Files.readString(into.resolve("kept"))).as("the directory's own entries are left alone")
+                .isEqualTo("kept");
+
+        Tool slash = rdcp("-r", a + "/", file.toString(), "h2:" + into);
+        assertThat(slash.exitCode(LIMIT)).isEqualTo(ExitCode.USAGE);
+        assertThat(slash.err()).contains("has none");
     }
 
     @Test
