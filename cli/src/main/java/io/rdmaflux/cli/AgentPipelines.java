@@ -43,19 +43,19 @@ final class AgentPipelines implements Agent.JobRunner {
                 String files = metrics.metadata().get(TreeCopySource.FILES);
                 String bytes = metrics.metadata().get(TreeCopySource.BYTES);
                 if (files != null && bytes != null) {
-                    control.totals(parse(files), parse(bytes));
+                    control.count().totals(parse(files), parse(bytes));
                 }
                 control.started();
             }
 
             @Override
             public void onSourceBytes(long bytes) {
-                control.moved(bytes);
+                control.count().moved(bytes);
             }
 
             @Override
             public void onFile(long bytes) {
-                control.file(bytes);
+                control.count().file(bytes);
             }
         };
         Mono<InetSocketAddress> downstream = control.downstream()

@@ -173,18 +173,8 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
         }
 
         @Override
-        public void moved(long n) {
-            count.moved(n);
-        }
-
-        @Override
-        public void file(long n) {
-            count.file(n);
-        }
-
-        @Override
-        public void totals(long f, long b) {
-            count.totals(f, b);
+        public ProgressCount count() {
+            return count;
         }
 
         @Override

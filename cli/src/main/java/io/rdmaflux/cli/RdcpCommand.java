@@ -186,8 +186,9 @@ final class RdcpCommand implements Callable<Integer> {
         private final boolean local;
         private final List<CopyEnd> ends = new ArrayList<>();
         private final List<Throwable> failures = new CopyOnWriteArrayList<>();
-        private CopyEnd sender;
-        private CopyEnd receiver;
+        // Read by the progress line's thread.
+        private volatile CopyEnd sender;
+        private volatile CopyEnd receiver;
 
         Transfer(Plan plan, RemoteShell shell, boolean local) {
             this.plan = plan;
@@ -346,11 +347,13 @@ final class RdcpCommand implements Callable<Integer> {
 
         /** Puts the ends' progress into the meter: bytes sent, files in place, the source's totals. */
         void show(Meter meter) {
-            if (sender == null) {
+            CopyEnd from = sender;
+            CopyEnd to = receiver;
+            if (from == null || to == null) {
                 return;
             }
-            AgentMessage.Progress s = sender.progress();
-            AgentMessage.Progress r = receiver.progress();
+            AgentMessage.Progress s = from.progress();
+            AgentMessage.Progress r = to.progress();
             meter.set(s.bytes());
             meter.files(r.files(), s.totalFiles());
             if (s.totalBytes() >= 0) {

@@ -55,16 +55,8 @@ public final class Agent {
         /** Data started to flow. */
         void started();
 
-        /** {@code bytes} more payload bytes moved. */
-        void moved(long bytes);
-
-        /** One file of a tree is complete at this end, with {@code bytes} content bytes. */
-        default void file(long bytes) {
-        }
-
-        /** The tree's totals, as its source counted them (for the coordinator's progress line). */
-        default void totals(long files, long bytes) {
-        }
+        /** Where the job counts what it moved: bytes, files complete, the tree's totals. */
+        ProgressCount count();
 
         /** Where the job's send sink connects, once the coordinator says (a {@code connect} message). */
         Mono<AgentMessage.Connect> downstream();
@@ -163,18 +155,8 @@ public final class Agent {
             }
 
             @Override
-            public void moved(long n) {
-                count.moved(n);
-            }
-
-            @Override
-            public void file(long n) {
-                count.file(n);
-            }
-
-            @Override
-            public void totals(long f, long b) {
-                count.totals(f, b);
+            public ProgressCount count() {
+                return count;
             }
 
             @Override
