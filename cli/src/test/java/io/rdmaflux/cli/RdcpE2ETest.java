@@ -192,6 +192,63 @@ class RdcpE2ETest {
     }
 
     @Test
+    void ctrlCMidCopyCancelsBothEndsAndLeavesNoPartialFile() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files2.random(src.resolve("big.bin"), 256L << 20, 3);
+        Path dst = dir.resolve("dst");
+        // Small frames and two in flight: slow enough to be caught in the middle.
+        Tool t = rdcp("-r", "--frame-size", "4K", "--slots", "2", src.toString(), "h2:" + dst);
+        long deadline = System.nanoTime() + LIMIT.toNanos();
+        while (temporaries(dst).isEmpty() && t.process.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(temporaries(dst)).as("a file in progress at the destination; rdcp said: " + t.err()).isNotEmpty();
+        new ProcessBuilder("kill", "-INT", Long.toString(t.process.pid())).start().waitFor();
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.INTERRUPTED);
+        long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!temporaries(dst).isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(50);
+        }
+        assertThat(temporaries(dst)).as("the partial file is removed").isEmpty();
+        assertThat(dst.resolve("big.bin")).doesNotExist();
+    }
+
+    @Test
+    void theReceivingEndKilledMidCopyIsCutShortAndSyncResumes() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files.writeString(src.resolve("a-small"), "small");
+        Files2.random(src.resolve("big.bin"), 256L << 20, 4);
+        Path dst = dir.resolve("dst");
+        Tool t = rdcp("-r", "--frame-size", "4K", "--slots", "2", src + "/", "h2:" + dst);
+        long deadline = System.nanoTime() + LIMIT.toNanos();
+        while (temporaries(dst).isEmpty() && t.process.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        List<ProcessHandle> agents = marked().stream()
+                .filter(p -> p.info().command().orElse("").endsWith("/java")
+                        && p.info().commandLine().orElse("").contains(" agent")).toList();
+        assertThat(agents).as("the receiving agent's JVM; rdcp said: " + t.err()).hasSize(1);
+        agents.get(0).destroyForcibly();
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.TEMP_FAIL);
+        assertThat(dst.resolve("big.bin")).as("never renamed into place").doesNotExist();
+
+        assertCopied(rdcp("-r", "--sync", src + "/", "h2:" + dst));
+        assertThat(Files2.sha256(dst.resolve("big.bin"))).isEqualTo(Files2.sha256(src.resolve("big.bin")));
+        assertThat(Files.readString(dst.resolve("a-small"))).isEqualTo("small");
+    }
+
+    private static List<Path> temporaries(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            return s.filter(p -> p.getFileName().toString().startsWith(".rdflux-")).toList();
+        }
+    }
+
+    @Test
     void aDirectoryWithoutRecursiveFailsWithAHint() throws Exception {
         Path src = Files.createDirectories(dir.resolve("src"));
         Tool t = rdcp(src.toString(), dir.resolve("dst").toString());
