@@ -26,7 +26,11 @@ final class AgentCommand implements Callable<Integer> {
         // The protocol owns stdout; anything else that prints there goes to stderr instead.
         PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
         System.setOut(System.err);
-        Agent agent = new Agent(new AgentJobs(), ExitCode::of, Console::message);
+        AgentPipelines pipelines = new AgentPipelines();
+        Agent agent = new Agent((job, control) -> {
+            Console.configure("rdflux agent", job.verbose(), job.debug());
+            return pipelines.run(job, control);
+        }, ExitCode::of, Console::message);
         Thread hook = new Thread(() -> {
             // SIGTERM or SIGHUP: end the job as if the coordinator had gone away, and wait for its clean-up.
             agent.abort();

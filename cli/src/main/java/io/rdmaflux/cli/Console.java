@@ -96,7 +96,9 @@ public final class Console {
             m = e.getClass().getSimpleName();
         }
         if (!(e instanceof io.rdmaflux.protocol.ProtocolException) && !(e instanceof IllegalArgumentException)
-                && !(e instanceof io.rdmaflux.cli.remote.RemoteException)) {
+                && !(e instanceof io.rdmaflux.cli.remote.RemoteException)
+                && !(e instanceof io.rdmaflux.cli.remote.PartialTransferException)
+                && !(e instanceof io.rdmaflux.pipeline.config.ConfigException)) {
             m = "internal error: " + m + (debug ? "" : " (run with --debug for details)");
         }
         return m.replace('\n', ' ').replace('\r', ' ');

@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.cli.remote.PartialTransferException;
 import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.pipeline.config.ConfigException;
@@ -13,6 +14,8 @@ import io.rdmaflux.protocol.ProtocolException;
 public final class ExitCode {
 
     public static final int OK = 0;
+    /** Partial transfer: some files of a tree could not be read or written, the rest arrived (rdcp; as rsync). */
+    public static final int PARTIAL = 23;
     /** Bad arguments or options. */
     public static final int USAGE = 64;
     /** Corrupt, tampered or undecodable data (codec failure). */
@@ -62,6 +65,9 @@ public final class ExitCode {
                 case LOST -> TEMP_FAIL;
                 case UNREACHABLE, AUTHENTICATION, HOST_KEY, TOOL_MISSING, TOOL_FAILED -> UNAVAILABLE;
             };
+        }
+        if (t instanceof PartialTransferException) {
+            return PARTIAL;
         }
         if (t instanceof ConfigException) {
             return CONFIG;

@@ -27,7 +27,7 @@ public final class Main {
     /** Runs a tool and returns its exit code (the process is not ended, for tests). */
     public static int run(String[] argv) {
         if (argv.length == 0) {
-            System.err.println("usage: java -jar rdma-flux.jar {rdsend|rdrecv|rdflux} ARGS...  (or use bin/rdsend, bin/rdrecv, bin/rdflux)");
+            System.err.println("usage: java -jar rdma-flux.jar {rdsend|rdrecv|rdcp|rdflux} ARGS...  (or use bin/rdsend, bin/rdrecv, bin/rdcp, bin/rdflux)");
             return ExitCode.USAGE;
         }
         String tool = argv[0];
@@ -36,10 +36,11 @@ public final class Main {
             case "rdsend" -> new SendCommand();
             case "rdrecv" -> new ReceiveCommand();
             case "rdflux" -> new RdfluxCommand();
+            case "rdcp" -> new RdcpCommand();
             default -> null;
         };
         if (command == null) {
-            System.err.println("rdflux: unknown tool '" + tool + "' (expected rdsend, rdrecv or rdflux)");
+            System.err.println("rdflux: unknown tool '" + tool + "' (expected rdsend, rdrecv, rdcp or rdflux)");
             return ExitCode.USAGE;
         }
         CommandLine cl = new CommandLine(command);
@@ -96,7 +97,7 @@ public final class Main {
     /** {@code rdflux}: the umbrella command. */
     @Command(name = "rdflux", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = {"rdma-flux: move byte streams between hosts at link speed.",
-                "Tools: rdsend, rdrecv (see their --help). Subcommands: doctor, selftest, run, plugins."},
+                "Tools: rdsend, rdrecv, rdcp (see their --help). Subcommands: doctor, selftest, run, plugins."},
             subcommands = {DoctorCommand.class, SelftestCommand.class, RunCommand.class, PluginsCommand.class,
                 AgentCommand.class, CommandLine.HelpCommand.class})
     static final class RdfluxCommand implements Runnable {

@@ -14,6 +14,8 @@ final class Meter {
     private volatile long start = System.nanoTime();
     private volatile long total = -1;
     private volatile long end;
+    private volatile long files = -1;
+    private volatile long totalFiles = -1;
     private Thread ticker;
 
     /**
@@ -26,6 +28,17 @@ final class Meter {
 
     void add(long n) {
         bytes.addAndGet(n);
+    }
+
+    /** Sets the count, for a meter fed from reports (a remote end's) rather than chunk by chunk. */
+    void set(long n) {
+        bytes.set(n);
+    }
+
+    /** Files complete and how many there are (-1 where unknown), for a stream of files. */
+    void files(long done, long total) {
+        files = done;
+        totalFiles = total;
     }
 
     long bytes() {
@@ -60,18 +73,25 @@ final class Meter {
         return String.format(Locale.ROOT, "Bandwidth %.3f GB/s", bytes.get() / seconds() / 1e9);
     }
 
-    /** A one-line summary: bytes and time. */
+    /** A one-line summary: files (when counted), bytes and time. */
     String summary() {
-        return String.format(Locale.ROOT, "%d bytes (%s) in %.2f s", bytes.get(), human(bytes.get()), seconds());
+        return (files >= 0 ? files + " files, " : "")
+                + String.format(Locale.ROOT, "%d bytes (%s) in %.2f s", bytes.get(), human(bytes.get()), seconds());
     }
 
     /** Starts redrawing a progress line on stderr twice a second. */
     void startProgress() {
+        startProgress(() -> { });
+    }
+
+    /** Starts redrawing a progress line on stderr twice a second, calling {@code update} before each. */
+    void startProgress(Runnable update) {
         PrintStream err = Console.stderr();
         ticker = new Thread(() -> {
             try {
                 while (!Thread.currentThread().isInterrupted()) {
                     Thread.sleep(500);
+                    update.run();
                     err.print("\r" + line() + "   ");
                     err.flush();
                 }
@@ -91,6 +111,9 @@ final class Meter {
         long t = total;
         if (t > 0) {
             l.append(" / ").append(human(t)).append(String.format(Locale.ROOT, " %3d%%", Math.min(100, b * 100 / t)));
+        }
+        if (files >= 0) {
+            l.append("  ").append(files).append(totalFiles >= 0 ? "/" + totalFiles : "").append(" files");
         }
         l.append("  ").append(human((long) rate)).append("/s");
         if (t > 0 && rate > 0 && b < t) {

@@ -24,8 +24,8 @@ import reactor.core.publisher.Mono;
  * name (keeping the old file's permissions). A stream that fails or is cancelled leaves no
  * partial file behind: it is removed, and the error says so.
  *
- * <p>Special files ({@code /dev/null}, a FIFO, a terminal, anything under {@code /dev/} or
- * {@code /proc/} such as {@code /dev/stdout}) are written in place, sequentially and in append
+ * <p>Special files ({@code /dev/null}, a FIFO, a terminal, anything under {@code /dev/} but
+ * {@code /dev/shm/}, or under {@code /proc/}, such as {@code /dev/stdout}) are written in place, sequentially and in append
  * mode, with no temporary name; on failure their error says how many bytes were written.
  *
  * <p>Writes run on the options' scheduler, never on the thread that delivers the chunks; see
@@ -79,10 +79,13 @@ public final class FileSink implements Sink {
         return new FileSink(path, false, options);
     }
 
-    /** Files that are written in place: anything but a regular file or a new file outside /dev and /proc. */
+    /**
+     * Files that are written in place: anything but a regular file or a new file outside /dev and
+     * /proc. /dev/shm is a tmpfs for ordinary files (scratch copies), not a device.
+     */
     private static boolean isSpecial(Path path) {
         String abs = path.toAbsolutePath().normalize().toString();
-        if (abs.startsWith("/dev/") || abs.startsWith("/proc/")) {
+        if (abs.startsWith("/dev/") && !abs.startsWith("/dev/shm/") || abs.startsWith("/proc/")) {
             return true;
         }
         return Files.exists(path) && !Files.isRegularFile(path);

@@ -191,6 +191,28 @@ class FileSinkTest {
     }
 
     @Test
+    void aNewFileInDevShmIsARegularFileWrittenThroughATemporaryName() throws Exception {
+        Path shm = Path.of("/dev/shm");
+        Assumptions.assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "no writable /dev/shm");
+        Path scratch = Files.createTempDirectory(shm, "rdflux-filesink-");
+        try {
+            Path out = scratch.resolve("copy.bin");
+            FileSink sink = FileSink.of(out);
+            assertThat(sink.inPlace()).isFalse();
+            byte[] data = randomBytes(40_000, 19);
+            BufferPool pool = new BufferPool("shm", 4096, 4);
+            StepVerifier.create(sink.write(chunksOf(data, 4096, pool)))
+                    .expectNext(new SinkResult(40_000, out.toString()))
+                    .expectComplete().verify(T);
+            assertThat(Files.readAllBytes(out)).isEqualTo(data);
+        } finally {
+            try (var files = Files.walk(scratch)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    @Test
     void fifoIsWrittenInPlace() throws Exception {
         Path fifo = dir.resolve("fifo");
         Assumptions.assumeTrue(run("mkfifo", fifo.toString()) == 0, "mkfifo is not available");

@@ -21,10 +21,11 @@ public final class Downstream {
     private final PipelineSink sink;
     private final PipelineListener listener;
     private final PipelineMetrics metrics;
+    private final Mono<? extends Throwable> failOn;
     private final AtomicBoolean accepted = new AtomicBoolean();
 
     Downstream(CodecChain chain, int blockSize, CodecRegistry codecs, PipelineSink sink, PipelineListener listener,
-               PipelineMetrics metrics) {
+               PipelineMetrics metrics, Mono<? extends Throwable> failOn) {
         this.chain = chain;
         this.stages = Upstream.resolve(chain, codecs);
         this.blockSize = blockSize;
@@ -32,6 +33,7 @@ public final class Downstream {
         this.sink = sink;
         this.listener = listener;
         this.metrics = metrics;
+        this.failOn = failOn;
     }
 
     /**
@@ -44,7 +46,7 @@ public final class Downstream {
         }
         return Mono.defer(() -> {
             metrics.stream(stream);
-            return sink.write(new Upstream(stream, chain, stages, blockSize, listener, metrics))
+            return sink.write(new Upstream(stream, chain, stages, blockSize, listener, metrics, failOn))
                     .doOnNext(r -> metrics.written(r.bytes()));
         });
     }

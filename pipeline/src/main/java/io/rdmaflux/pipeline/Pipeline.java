@@ -6,6 +6,7 @@ import io.rdmaflux.codec.CodecRegistry;
 import io.rdmaflux.codec.CodecSpec;
 import io.rdmaflux.codec.CodecStage;
 import io.rdmaflux.connector.Sink;
+import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.connector.Source;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,20 +54,22 @@ public final class Pipeline {
     private final PipelineSink sink;
     private final CodecRegistry codecs;
     private final PipelineListener listener;
+    private final Mono<? extends Throwable> failOn;
 
     private Pipeline(PipelineSource source, List<CodecSpec> stages, PipelineSink sink, CodecRegistry codecs,
-                     PipelineListener listener) {
+                     PipelineListener listener, Mono<? extends Throwable> failOn) {
         this.source = source;
         this.stages = List.copyOf(stages);
         this.sink = sink;
         this.codecs = codecs;
         this.listener = listener;
+        this.failOn = failOn;
     }
 
     /** A pipeline that starts at {@code source}. */
     public static Pipeline from(PipelineSource source) {
         return new Pipeline(Objects.requireNonNull(source, "source"), List.of(), null,
-                CodecRegistry.defaultRegistry(), PipelineListener.NONE);
+                CodecRegistry.defaultRegistry(), PipelineListener.NONE, null);
     }
 
     /** A pipeline that starts at a plain source (file, standard input, command...). */
@@ -80,7 +83,7 @@ public final class Pipeline {
         for (CodecSpec spec : specs) {
             s.add(Objects.requireNonNull(spec, "spec"));
         }
-        return new Pipeline(source, s, sink, codecs, listener);
+        return new Pipeline(source, s, sink, codecs, listener, failOn);
     }
 
     /** Adds the stages of {@code chain}. */
@@ -90,7 +93,7 @@ public final class Pipeline {
 
     /** Ends the pipeline at {@code sink}. */
     public Pipeline to(PipelineSink sink) {
-        return new Pipeline(source, stages, Objects.requireNonNull(sink, "sink"), codecs, listener);
+        return new Pipeline(source, stages, Objects.requireNonNull(sink, "sink"), codecs, listener, failOn);
     }
 
     /** Ends the pipeline at a plain sink (file, standard output, command...). */
@@ -103,12 +106,24 @@ public final class Pipeline {
      * {@link CodecRegistry#defaultRegistry()}; plugin directories bring their own).
      */
     public Pipeline codecs(CodecRegistry codecs) {
-        return new Pipeline(source, stages, sink, Objects.requireNonNull(codecs, "codecs"), listener);
+        return new Pipeline(source, stages, sink, Objects.requireNonNull(codecs, "codecs"), listener, failOn);
     }
 
     /** Who hears about the run's events (listening address, start, progress). */
     public Pipeline listener(PipelineListener listener) {
-        return new Pipeline(source, stages, sink, codecs, Objects.requireNonNull(listener, "listener"));
+        return new Pipeline(source, stages, sink, codecs, Objects.requireNonNull(listener, "listener"), failOn);
+    }
+
+    /**
+     * Makes the run fail with the error {@code failure} emits, when it emits: a stream in flight
+     * fails (the sink removes its partial output, a channel tells its peer why), a source still
+     * waiting (a receiver without a sender yet) stops. Unlike cancelling the run's Mono, which
+     * is silent, this ends it as a failure with that error, passed on to peers: what a runner
+     * needs when its controller goes away ({@code rdflux agent}). {@code failure} is subscribed
+     * more than once; give a hot one (a {@code Sinks.One}'s Mono).
+     */
+    public Pipeline failOn(Mono<? extends Throwable> failure) {
+        return new Pipeline(source, stages, sink, codecs, listener, Objects.requireNonNull(failure, "failure"));
     }
 
     /**
@@ -174,8 +189,14 @@ public final class Pipeline {
             // what each record may decode to (zstd's block), which the receiver holds it to.
             int frame = sink.frameSize() > 0 ? sink.frameSize() : DEFAULT_FRAME;
             Downstream downstream = new Downstream(chain.forFrameSize(frame), blockSize(chain, sink.frameSize()), codecs,
-                    sink, listener, metrics);
-            return source.open(downstream)
+                    sink, listener, metrics, failOn);
+            Mono<SinkResult> work = source.open(downstream);
+            if (failOn != null) {
+                // Once data flows, the stream itself fails (Upstream.data); before that, the wait ends here.
+                work = Mono.firstWithSignal(work, failOn.flatMap(e -> metrics.started() ? Mono.<SinkResult>never()
+                        : Mono.error(e)).switchIfEmpty(Mono.never()));
+            }
+            return work
                     .switchIfEmpty(Mono.error(() -> new IllegalStateException(source.describe()
                             + " ended without passing a stream on")))
                     .map(r -> {

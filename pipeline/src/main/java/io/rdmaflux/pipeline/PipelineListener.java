@@ -1,6 +1,7 @@
 package io.rdmaflux.pipeline;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /**
  * What a running pipeline tells its caller, for progress lines, logs, or a coordinator that
@@ -20,6 +21,14 @@ public interface PipelineListener {
     }
 
     /**
+     * {@link #onListening(InetSocketAddress)} with the transports the receiver accepts ("tcp",
+     * "rdma"); receiving sources call this one. By default it calls the other.
+     */
+    default void onListening(InetSocketAddress address, List<String> transports) {
+        onListening(address);
+    }
+
+    /**
      * Data is about to flow: the sender's peer authenticated, or the file opened. The metrics are
      * live from now on; {@link PipelineMetrics#expectedBytes()} is known if it ever will be.
      */
@@ -28,5 +37,15 @@ public interface PipelineListener {
 
     /** The source produced {@code bytes} more bytes (one chunk). */
     default void onSourceBytes(long bytes) {
+    }
+
+    /**
+     * One file of a stream that carries several (a directory tree) is complete at the sink: in
+     * place and verified. {@code bytes} is its content length (0 for a file that was already
+     * current, in a sync). Sinks that write such streams call it, so that a progress display can
+     * count files; the totals, when the source counted them, are in the stream's
+     * {@linkplain PipelineMetrics#metadata() metadata}.
+     */
+    default void onFile(long bytes) {
     }
 }

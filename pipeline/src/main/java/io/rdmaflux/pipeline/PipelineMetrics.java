@@ -1,5 +1,6 @@
 package io.rdmaflux.pipeline;
 
+import io.rdmaflux.protocol.StreamMetadata;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,7 @@ public final class PipelineMetrics {
     /** [0]: out of the source; [i + 1]: out of stage i; the last: into the sink. */
     private final AtomicLongArray boundaries;
     private volatile LongSupplier received;
+    private volatile StreamMetadata metadata = StreamMetadata.empty();
     private volatile long expected = -1;
     private volatile long written = -1;
     private volatile long startNanos;
@@ -49,6 +51,14 @@ public final class PipelineMetrics {
     public OptionalLong expectedBytes() {
         long e = expected;
         return e >= 0 ? OptionalLong.of(e) : OptionalLong.empty();
+    }
+
+    /**
+     * What the source said about the stream (name, size, and for a directory tree the totals it
+     * counted, see {@code TreeCopySource}); empty until the stream is there.
+     */
+    public StreamMetadata metadata() {
+        return metadata;
     }
 
     /** Whether data has started to flow. */
@@ -89,6 +99,7 @@ public final class PipelineMetrics {
 
     void stream(SourceStream stream) {
         received = stream.received();
+        metadata = stream.metadata();
         expected = stream.metadata().size();
     }
 

@@ -135,7 +135,7 @@ public final class ReceiveSource implements PipelineSource {
                     .bindOne()
                     .flatMap(server -> {
                         try {
-                            downstream.listener().onListening(server.address());
+                            downstream.listener().onListening(server.address(), server.transports());
                         } catch (RuntimeException e) {
                             server.dispose();
                             throw e;

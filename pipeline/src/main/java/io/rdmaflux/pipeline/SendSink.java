@@ -5,6 +5,7 @@ import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.transport.TransportKind;
+import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Mono;
@@ -25,15 +26,16 @@ import reactor.core.publisher.Mono;
  */
 public final class SendSink implements PipelineSink {
 
-    private final String host;
-    private final int port;
+    private final Mono<InetSocketAddress> address;
+    private final String where;
     private final byte[] key;
     private final TransportKind transport;
     private final ChannelOptions options;
 
-    private SendSink(String host, int port, byte[] key, TransportKind transport, ChannelOptions options) {
-        this.host = host;
-        this.port = port;
+    private SendSink(Mono<InetSocketAddress> address, String where, byte[] key, TransportKind transport,
+                     ChannelOptions options) {
+        this.address = address;
+        this.where = where;
         this.key = key;
         this.transport = transport;
         this.options = options;
@@ -44,29 +46,42 @@ public final class SendSink implements PipelineSink {
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("port must be between 1 and 65535, was " + port);
         }
-        return new SendSink(Objects.requireNonNull(host, "host"), port, Objects.requireNonNull(key, "key").clone(),
-                TransportKind.AUTO, ChannelOptions.defaults());
+        Objects.requireNonNull(host, "host");
+        return new SendSink(Mono.just(InetSocketAddress.createUnresolved(host, port)), host + ":" + port,
+                Objects.requireNonNull(key, "key").clone(), TransportKind.AUTO, ChannelOptions.defaults());
+    }
+
+    /**
+     * A sink whose receiver is known only once the pipeline runs: it connects when
+     * {@code address} gives it (a coordinator that starts the receiving end at the same time
+     * tells it later). Nothing is read from the source before that.
+     */
+    public static SendSink deferred(Mono<InetSocketAddress> address, byte[] key) {
+        return new SendSink(Objects.requireNonNull(address, "address").cache(), "(an address given later)",
+                Objects.requireNonNull(key, "key").clone(), TransportKind.AUTO, ChannelOptions.defaults());
     }
 
     /** AUTO (RDMA when usable, else TCP), RDMA or TCP. */
     public SendSink transport(TransportKind transport) {
-        return new SendSink(host, port, key, Objects.requireNonNull(transport), options);
+        return new SendSink(address, where, key, Objects.requireNonNull(transport), options);
     }
 
     /** Frame size, slots, timeouts; the stages' blocks are sized to the frame size. */
     public SendSink options(ChannelOptions options) {
-        return new SendSink(host, port, key, transport, Objects.requireNonNull(options));
+        return new SendSink(address, where, key, transport, Objects.requireNonNull(options));
     }
 
     @Override
     public Mono<SinkResult> write(Upstream upstream) {
-        return Mono.defer(() -> {
+        return address.flatMap(to -> {
             ChannelCodecs.prepare(upstream.chain());
             AtomicLong sent = new AtomicLong();
-            return FluxSender.create().host(host).port(port).key(key).transport(transport).options(options)
+            String target = to.getHostString() + ":" + to.getPort();
+            return FluxSender.create().host(to.getHostString()).port(to.getPort()).key(key).transport(transport)
+                    .options(options)
                     .send(upstream.announcedMetadata(), session -> upstream.data(CodecContext.forSession(session, key))
                             .doOnNext(c -> sent.addAndGet(c.remaining())))
-                    .then(Mono.fromSupplier(() -> new SinkResult(sent.get(), host + ":" + port)));
+                    .then(Mono.fromSupplier(() -> new SinkResult(sent.get(), target)));
         });
     }
 
@@ -82,11 +97,11 @@ public final class SendSink implements PipelineSink {
 
     @Override
     public String describe() {
-        return "send to " + host + ":" + port;
+        return "send to " + where;
     }
 
     @Override
     public String toString() {
-        return "SendSink[" + host + ":" + port + ", " + transport + "]";
+        return "SendSink[" + where + ", " + transport + "]";
     }
 }

@@ -10,7 +10,9 @@ import io.rdmaflux.codec.CodecStage;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The stream as a {@link PipelineSink} sees it: the source's data with the pipeline's stages
@@ -25,16 +27,18 @@ public final class Upstream {
     private final int blockSize;
     private final PipelineListener listener;
     private final PipelineMetrics metrics;
+    private final Mono<? extends Throwable> failOn;
     private final AtomicBoolean taken = new AtomicBoolean();
 
     Upstream(SourceStream stream, CodecChain chain, List<CodecStage> stages, int blockSize, PipelineListener listener,
-             PipelineMetrics metrics) {
+             PipelineMetrics metrics, Mono<? extends Throwable> failOn) {
         this.stream = stream;
         this.chain = chain;
         this.stages = stages;
         this.blockSize = blockSize;
         this.listener = listener;
         this.metrics = metrics;
+        this.failOn = failOn;
     }
 
     /** The source's metadata (name, size), without any codec chain: what a plain sink may use. */
@@ -49,6 +53,11 @@ public final class Upstream {
     public StreamMetadata announcedMetadata() {
         StreamMetadata m = metadata();
         return chain.isEmpty() ? m : m.with(StreamMetadata.CODECS, chain.format());
+    }
+
+    /** Who hears the run's events: a sink that writes several files reports each ({@link PipelineListener#onFile}). */
+    public PipelineListener listener() {
+        return listener;
     }
 
     /** The pipeline's stages, in order. */
@@ -75,6 +84,9 @@ public final class Upstream {
             metrics.add(0, n);
             listener.onSourceBytes(n);
         });
+        if (failOn != null) {
+            f = failingOn(f, failOn);
+        }
         if (stages.isEmpty()) {
             return f;
         }
@@ -86,6 +98,17 @@ public final class Upstream {
             f = stages.get(i).encoder(specs.get(i), ctx).apply(f).doOnNext(c -> metrics.add(boundary, c.remaining()));
         }
         return f.doOnDiscard(Chunk.class, Chunk::releaseQuietly);
+    }
+
+    /**
+     * {@code data}, failing with {@code failure}'s error when it emits: the source is cancelled
+     * (it closes what it opened) and the error, never an early end, goes on to the sink.
+     */
+    private static Flux<Chunk> failingOn(Flux<Chunk> data, Mono<? extends Throwable> failure) {
+        AtomicReference<Throwable> why = new AtomicReference<>();
+        // concatWith(never): a failure Mono that completes empty must not end the data early.
+        return data.takeUntilOther(failure.doOnNext(why::set).concatWith(Mono.never()))
+                .concatWith(Mono.defer(() -> why.get() == null ? Mono.empty() : Mono.error(why.get())));
     }
 
     /** The stages of {@code chain}, resolved one by one so that each can be measured. */

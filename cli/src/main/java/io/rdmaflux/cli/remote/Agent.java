@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
@@ -56,8 +55,8 @@ public final class Agent {
         /** Data started to flow. */
         void started();
 
-        /** {@code bytes} more payload bytes moved. */
-        void moved(long bytes);
+        /** Where the job counts what it moved: bytes, files complete, the tree's totals. */
+        ProgressCount count();
 
         /** Where the job's send sink connects, once the coordinator says (a {@code connect} message). */
         Mono<AgentMessage.Connect> downstream();
@@ -131,7 +130,7 @@ public final class Agent {
         reader.setDaemon(true);
         reader.start();
 
-        AtomicLong bytes = new AtomicLong();
+        ProgressCount count = new ProgressCount();
         AgentMessage.Job received;
         try {
             received = Mono.firstWithSignal(job.asMono(),
@@ -141,7 +140,7 @@ public final class Agent {
                             "no job within " + JOB_TIMEOUT.toSeconds() + " s")))
                     .block();
         } catch (RuntimeException e) {
-            return done(out, e, bytes.get());
+            return done(out, e, 0);
         }
 
         Control control = new Control() {
@@ -156,8 +155,8 @@ public final class Agent {
             }
 
             @Override
-            public void moved(long n) {
-                bytes.addAndGet(n);
+            public ProgressCount count() {
+                return count;
             }
 
             @Override
@@ -172,8 +171,9 @@ public final class Agent {
         };
         Disposable progress = received.progressInterval() <= 0 ? () -> { }
                 : Flux.interval(Duration.ofMillis(received.progressInterval()))
-                        .map(x -> bytes.get()).distinctUntilChanged()
-                        .subscribe(n -> send(out, new AgentMessage.Progress(n)));
+                        .map(x -> count.now())
+                        .distinctUntilChanged()
+                        .subscribe(p -> send(out, p));
         try {
             Mono<Void> work = Mono.defer(() -> runner.run(received, control));
             // The job fails its own streams on abort; this is the backstop for one that does not end.
@@ -184,7 +184,11 @@ public final class Agent {
                 // The job was cancelled: its sinks clean up on their own threads; give them a moment.
                 pause(CLEANUP_MS);
             }
-            return done(out, failure, bytes.get());
+            progress.dispose();
+            if (received.progressInterval() > 0) {
+                send(out, count.now());   // the final counts, for the coordinator's summary
+            }
+            return done(out, failure, count.bytes());
         } finally {
             progress.dispose();
         }
@@ -223,8 +227,26 @@ public final class Agent {
         }
         Throwable e = reactor.core.Exceptions.unwrap(failure);
         int status = exitCodes.applyAsInt(e);
-        send(out, new AgentMessage.Done(status, bytes, messages.apply(e)));
+        List<String> failures = List.of();
+        if (e instanceof PartialTransferException p) {
+            failures = capped(p.failures());
+        }
+        send(out, new AgentMessage.Done(status, bytes, messages.apply(e), failures));
         return status;
+    }
+
+    /** At most {@link AgentMessage.Done#MAX_FAILURES} lines of bounded length, so that the done line stays short. */
+    private static List<String> capped(List<String> failures) {
+        int keep = Math.min(failures.size(), AgentMessage.Done.MAX_FAILURES);
+        List<String> out = new java.util.ArrayList<>(keep + 1);
+        for (int i = 0; i < keep; i++) {
+            String f = failures.get(i);
+            out.add(f.length() > 2000 ? f.substring(0, 2000) + "..." : f);
+        }
+        if (failures.size() > keep) {
+            out.add("... and " + (failures.size() - keep) + " more lines");
+        }
+        return out;
     }
 
     private void read(InputStream in, Sinks.One<AgentMessage.Job> job, Sinks.One<AgentMessage.Connect> downstream) {

@@ -114,25 +114,59 @@ public sealed interface AgentMessage {
         }
     }
 
-    /** Payload bytes moved so far. */
-    record Progress(long bytes) implements AgentMessage {
+    /**
+     * How far the job is: payload bytes moved so far and, for a stream of files (a directory
+     * tree), the files complete at this end and the totals the source counted. Fields not
+     * known are -1 and left out of the line.
+     *
+     * @param bytes      payload bytes moved
+     * @param files      files complete (written and verified, at a tree sink), or -1
+     * @param fileBytes  their content bytes, or -1
+     * @param totalFiles the files the tree holds, as its source counted them, or -1
+     * @param totalBytes their content bytes (to send, in a sync), or -1
+     */
+    record Progress(long bytes, long files, long fileBytes, long totalFiles, long totalBytes) implements AgentMessage {
+
+        /** Bytes only. */
+        public Progress(long bytes) {
+            this(bytes, -1, -1, -1, -1);
+        }
+
         @Override
         public String toLine() {
-            return line("progress", "bytes", bytes);
+            return line("progress", "bytes", bytes, "files", known(files), "file-bytes", known(fileBytes),
+                    "total-files", known(totalFiles), "total-bytes", known(totalBytes));
         }
     }
 
     /**
      * The job's outcome, the agent's last line; it then exits with {@code status}.
      *
-     * @param status  0, or the exit code the failure has in the tools' table (docs/user-guide.md)
-     * @param bytes   payload bytes moved
-     * @param message one line saying what failed, or null on success
+     * @param status   0, or the exit code the failure has in the tools' table (docs/user-guide.md)
+     * @param bytes    payload bytes moved
+     * @param message  one line saying what failed, or null on success
+     * @param failures for a partial transfer (some files of a tree did not arrive, the rest did):
+     *                 the first of them as {@code "path: reason"}, at most {@value #MAX_FAILURES}
+     *                 (a last line counts the others); empty otherwise
      */
-    record Done(int status, long bytes, String message) implements AgentMessage {
+    record Done(int status, long bytes, String message, List<String> failures) implements AgentMessage {
+
+        /** The most failure lines a done message carries. */
+        public static final int MAX_FAILURES = 100;
+
+        public Done {
+            failures = List.copyOf(failures);
+        }
+
+        /** An outcome without a list of failures. */
+        public Done(int status, long bytes, String message) {
+            this(status, bytes, message, List.of());
+        }
+
         @Override
         public String toLine() {
-            return line("done", "status", status, "bytes", bytes, "message", message);
+            return line("done", "status", status, "bytes", bytes, "message", message, "failures",
+                    failures.isEmpty() ? null : failures);
         }
     }
 
@@ -177,9 +211,10 @@ public sealed interface AgentMessage {
                 yield new Listening((int) integer(m, "port", 1, 65535), transports);
             }
             case "started" -> new Started();
-            case "progress" -> new Progress(integer(m, "bytes", 0, Long.MAX_VALUE));
+            case "progress" -> new Progress(integer(m, "bytes", 0, Long.MAX_VALUE), optional(m, "files"),
+                    optional(m, "file-bytes"), optional(m, "total-files"), optional(m, "total-bytes"));
             case "done" -> new Done((int) integer(m, "status", 0, 255), m.containsKey("bytes")
-                    ? integer(m, "bytes", 0, Long.MAX_VALUE) : 0, text(m, "message", false));
+                    ? integer(m, "bytes", 0, Long.MAX_VALUE) : 0, text(m, "message", false), texts(m, "failures"));
             default -> new Unknown(type);
         };
     }
@@ -211,6 +246,27 @@ public sealed interface AgentMessage {
             return n;
         }
         throw new IllegalArgumentException("\"" + key + "\" must be an integer from " + min + " to " + max);
+    }
+
+    /** A count that may be absent: -1 then. */
+    private static long optional(Map<String, Object> m, String key) {
+        return m.containsKey(key) ? integer(m, key, 0, Long.MAX_VALUE) : -1;
+    }
+
+    private static Long known(long n) {
+        return n < 0 ? null : n;
+    }
+
+    /** A list of strings that may be absent (empty then). */
+    private static List<String> texts(Map<String, Object> m, String key) {
+        Object v = m.get(key);
+        if (v == null) {
+            return List.of();
+        }
+        if (v instanceof List<?> l && l.stream().allMatch(String.class::isInstance)) {
+            return l.stream().map(String.class::cast).toList();
+        }
+        throw new IllegalArgumentException("\"" + key + "\" must be absent or a list of strings");
     }
 
     private static boolean flag(Map<String, Object> m, String key) {

@@ -59,6 +59,7 @@ public final class RemoteAgent implements Disposable {
     private volatile boolean greeted;
     private volatile boolean startTimedOut;
     private volatile long bytes;
+    private volatile AgentMessage.Progress progress = new AgentMessage.Progress(0);
     private volatile String protocolError;
     private volatile String lastStderr;
 
@@ -141,6 +142,11 @@ public final class RemoteAgent implements Disposable {
     /** Payload bytes the agent reported moving so far (when the job asked for progress). */
     public long bytes() {
         return bytes;
+    }
+
+    /** The agent's last progress report (when the job asked for progress); bytes 0 and nothing else known before. */
+    public AgentMessage.Progress progress() {
+        return progress;
     }
 
     /** Completes when the ssh process has exited and its output has been read. */
@@ -240,6 +246,7 @@ public final class RemoteAgent implements Disposable {
                     listening.tryEmitValue(l);
                 } else if (m instanceof AgentMessage.Progress p) {
                     bytes = p.bytes();
+                    progress = p;
                 } else if (m instanceof AgentMessage.Done d) {
                     bytes = d.bytes();
                     outcome = d;
@@ -311,7 +318,8 @@ public final class RemoteAgent implements Disposable {
             failure = null;
         } else if (outcome != null) {
             failure = new RemoteException(Kind.JOB_FAILED, host, outcome.status(),
-                    outcome.message() == null ? "failed with status " + outcome.status() : RemoteText.sanitize(outcome.message()));
+                    outcome.message() == null ? "failed with status " + outcome.status() : RemoteText.sanitize(outcome.message()),
+                    outcome.failures().stream().map(RemoteText::sanitize).toList());
         } else if (!greeted) {
             List<String> lines;
             synchronized (early) {

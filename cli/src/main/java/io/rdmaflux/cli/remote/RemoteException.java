@@ -1,5 +1,7 @@
 package io.rdmaflux.cli.remote;
 
+import java.util.List;
+
 /**
  * Something went wrong on or on the way to a remote host. The message is one line that names
  * the host and says what to do; {@link #kind()} classifies it for the exit code
@@ -30,16 +32,31 @@ public final class RemoteException extends RuntimeException {
     private final Kind kind;
     private final RemoteHost host;
     private final int remoteStatus;
+    private final transient List<String> failures;
 
     public RemoteException(Kind kind, RemoteHost host, String message) {
         this(kind, host, 0, message);
     }
 
     public RemoteException(Kind kind, RemoteHost host, int remoteStatus, String message) {
+        this(kind, host, remoteStatus, message, List.of());
+    }
+
+    /**
+     * @param failures for a partial transfer the agent reported: what did not arrive, as
+     *                 {@code "path: reason"}, sanitized
+     */
+    public RemoteException(Kind kind, RemoteHost host, int remoteStatus, String message, List<String> failures) {
         super(host + ": " + message);
         this.kind = kind;
         this.host = host;
         this.remoteStatus = remoteStatus;
+        this.failures = List.copyOf(failures);
+    }
+
+    /** For a partial transfer ({@link Kind#JOB_FAILED}): what did not arrive; empty otherwise. */
+    public List<String> failures() {
+        return failures;
     }
 
     public Kind kind() {

@@ -90,8 +90,8 @@ class AgentTest {
             assertThat(job.pipeline()).containsKey("source");
             control.listening(4242, List.of("tcp"));
             control.started();
-            control.moved(1000);
-            control.moved(24);
+            control.count().moved(1000);
+            control.count().moved(24);
         }));
         assertThat(next()).isEqualTo(new AgentMessage.Hello(AgentMessage.PROTOCOL, "rdma-flux test", "10.0.0.1", "10.0.0.2"));
         send(JOB);
@@ -105,7 +105,7 @@ class AgentTest {
     void theDownstreamAddressArrivesWhileTheJobRuns() throws Exception {
         start((job, control) -> {
             control.listening(1, List.of());
-            return control.downstream().doOnNext(c -> control.moved(c.port())).then();
+            return control.downstream().doOnNext(c -> control.count().moved(c.port())).then();
         });
         next();
         send(JOB);
@@ -184,8 +184,8 @@ class AgentTest {
 
     @Test
     void progressIsReportedWhenAsked() throws Exception {
-        start((job, control) -> control.aborted().then(Mono.fromRunnable(() -> control.moved(0)))
-                .doOnSubscribe(s -> control.moved(5)).then());
+        start((job, control) -> control.aborted().then(Mono.fromRunnable(() -> control.count().moved(0)))
+                .doOnSubscribe(s -> control.count().moved(5)).then());
         next();
         send(new AgentMessage.Job(Map.of(), 10, false, false).toLine());
         assertThat(next()).isEqualTo(new AgentMessage.Progress(5));

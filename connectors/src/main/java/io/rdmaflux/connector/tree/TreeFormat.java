@@ -41,7 +41,9 @@ final class TreeFormat {
     static final int F_DATA = 1;
     static final int F_LINK_TARGET = 2;
     static final int F_CHECKSUM = 4;
-    static final int ENTRY_FLAGS = F_DATA | F_LINK_TARGET | F_CHECKSUM;
+    /** On the root only: a directory that holds the entries but is not itself part of the copy. */
+    static final int F_CONTAINER = 8;
+    static final int ENTRY_FLAGS = F_DATA | F_LINK_TARGET | F_CHECKSUM | F_CONTAINER;
     static final int CHECKSUM_SHA256 = 1;
     static final int SHA256_LENGTH = 32;
 

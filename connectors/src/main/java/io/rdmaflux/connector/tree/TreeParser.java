@@ -256,6 +256,9 @@ final class TreeParser {
         if (linked == link.isEmpty() || link.indexOf('\0') >= 0) {
             throw malformed(where + (linked ? " has no link target or a NUL in it" : " has a link target"));
         }
+        if ((flags & TreeFormat.F_CONTAINER) != 0 && (!path.isEmpty() || kind != TreeEntry.Kind.DIRECTORY)) {
+            throw malformed(where + " is marked as a container, which only a root directory may be");
+        }
         if (kind != TreeEntry.Kind.FILE && (size != 0 || (flags & TreeFormat.F_DATA) != 0)) {
             throw malformed(where + " is a " + kind.name().toLowerCase(java.util.Locale.ROOT) + " with contents");
         }

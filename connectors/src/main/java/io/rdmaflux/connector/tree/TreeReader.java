@@ -57,6 +57,7 @@ final class TreeReader {
     private enum Permit { GRANTED, QUEUED, STOPPED }
 
     private final Path root;
+    private final List<Path> container;
     private final String what;
     private final TreeSourceOptions options;
     private final boolean listing;
@@ -85,8 +86,10 @@ final class TreeReader {
     private long okBytes;
     private long failures;
 
-    private TreeReader(Path root, TreeSourceOptions options, boolean listing, boolean checksums, FluxSink<Chunk> out) {
+    private TreeReader(Path root, List<Path> container, TreeSourceOptions options, boolean listing, boolean checksums,
+                       FluxSink<Chunk> out) {
         this.root = root;
+        this.container = container;
         this.what = "tree " + root;
         this.options = options;
         this.listing = listing;
@@ -103,12 +106,15 @@ final class TreeReader {
     /**
      * A cold Flux of the tree stream; each subscription walks afresh.
      *
+     * @param root      the tree's root, or for a container (several roots) its description
+     * @param container the roots of a container, or null for a tree of one root
      * @param listing   entries only, no contents (a {@link TreeListing})
      * @param checksums with {@code listing}: each file's SHA-256
      */
-    static Flux<Chunk> flux(Path root, TreeSourceOptions options, boolean listing, boolean checksums) {
+    static Flux<Chunk> flux(Path root, List<Path> container, TreeSourceOptions options, boolean listing,
+                            boolean checksums) {
         return Flux.<Chunk>create(sink -> {
-            TreeReader reader = new TreeReader(root, options, listing, checksums, sink);
+            TreeReader reader = new TreeReader(root, container, options, listing, checksums, sink);
             sink.onDispose(reader::stop);
             reader.schedule(reader.packer);
         }, FluxSink.OverflowStrategy.BUFFER)
@@ -285,7 +291,9 @@ final class TreeReader {
         if (!headerWritten) {
             TreeFormat.putHeader(b, listing ? TreeFormat.FLAG_LISTING : 0);
             headerWritten = true;
-            if (listing && !Files.exists(root)) {
+            if (container != null) {
+                walker = new TreeWalker(container, options.followSymlinks());
+            } else if (listing && !Files.exists(root)) {
                 walker = null;   // the listing of a missing destination is empty
             } else {
                 walker = new TreeWalker(root, options.followSymlinks());
@@ -342,7 +350,7 @@ final class TreeReader {
         }
         TreeEntry e = item.entry;
         if (e.kind() != TreeEntry.Kind.FILE) {
-            return new Pending(item, e, 0, false, null);
+            return new Pending(item, e, item.container ? TreeFormat.F_CONTAINER : 0, false, null);
         }
         if (listing) {
             return new Pending(item, checksums ? withChecksum(item) : e, 0, false, null);

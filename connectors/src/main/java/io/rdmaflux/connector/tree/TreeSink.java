@@ -85,6 +85,10 @@ public final class TreeSink implements Sink {
         return new TreeSink(dest, Objects.requireNonNull(options));
     }
 
+    public TreeSinkOptions options() {
+        return options;
+    }
+
     /** The destination. */
     public Path dest() {
         return dest;

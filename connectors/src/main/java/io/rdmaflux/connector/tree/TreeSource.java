@@ -11,10 +11,14 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * A directory tree as one byte stream, in the tree format ({@code docs/tree-format.md}): every
@@ -46,12 +50,14 @@ import reactor.core.publisher.Flux;
 public final class TreeSource implements Source {
 
     private final Path root;
+    private final List<Path> container;
     private final TreeSourceOptions options;
     private final boolean listing;
     private final boolean checksums;
 
-    private TreeSource(Path root, TreeSourceOptions options, boolean listing, boolean checksums) {
+    private TreeSource(Path root, List<Path> container, TreeSourceOptions options, boolean listing, boolean checksums) {
         this.root = root;
+        this.container = container;
         this.options = options;
         this.listing = listing;
         this.checksums = checksums;
@@ -73,6 +79,43 @@ public final class TreeSource implements Source {
     public static TreeSource of(Path root, TreeSourceOptions options) {
         Objects.requireNonNull(root, "root");
         Objects.requireNonNull(options, "options");
+        check(root);
+        return new TreeSource(root, null, options, false, false);
+    }
+
+    /**
+     * A source for several trees, files or links at once, as the entries of a <em>container</em>
+     * root, each under its own name (the last component of its path; a link there is followed):
+     * what {@code cp -r a b dir/} copies. The sink puts them into its destination directory and
+     * leaves that directory's own mode, time and other entries alone (with deletion, it deletes
+     * only inside the roots). Checks now that each root exists and can be read.
+     *
+     * @throws ConnectorException (SOURCE_FAILED) with a one-line message when one cannot be
+     *                            read, or two roots have the same name
+     */
+    public static TreeSource container(List<Path> roots, TreeSourceOptions options) {
+        Objects.requireNonNull(options, "options");
+        Set<Path> names = new HashSet<>();
+        for (Path root : roots) {
+            Path name = root.getFileName();
+            if (name == null || name.toString().equals(".") || name.toString().equals("..")) {
+                throw ConnectorException.source(Reason.NOT_A_FILE, "cannot copy " + root
+                        + " as a named entry: it has no name of its own (name the directory itself)", null);
+            }
+            if (!names.add(name)) {
+                throw ConnectorException.source(Reason.NOT_A_FILE, "two sources are named '" + name
+                        + "': they would land on the same path", null);
+            }
+            check(root);
+        }
+        if (roots.isEmpty()) {
+            throw new IllegalArgumentException("a container needs at least one root");
+        }
+        return new TreeSource(roots.get(0), List.copyOf(roots), options, false, false);
+    }
+
+    /** Throws unless {@code root} exists and can be read. */
+    private static void check(Path root) {
         if (!Files.exists(root)) {
             throw ConnectorException.source(Reason.NOT_FOUND, "cannot read " + root + ": no such file or directory", null);
         }
@@ -90,20 +133,19 @@ public final class TreeSource implements Source {
         } catch (IOException | SecurityException e) {
             throw IoErrors.source(root.toString(), e);
         }
-        return new TreeSource(root, options, false, false);
     }
 
     /** A source of the listing of {@code root}: entries only (see {@link TreeListing}). */
     static TreeSource listing(Path root, boolean checksums, TreeSourceOptions options) {
-        return new TreeSource(root, options, true, checksums);
+        return new TreeSource(root, null, options, true, checksums);
     }
 
     /** This source with other options. */
     public TreeSource withOptions(TreeSourceOptions options) {
-        return new TreeSource(root, Objects.requireNonNull(options), listing, checksums);
+        return new TreeSource(root, container, Objects.requireNonNull(options), listing, checksums);
     }
 
-    /** The tree's root. */
+    /** The tree's root (a container's first root). */
     public Path root() {
         return root;
     }
@@ -114,12 +156,56 @@ public final class TreeSource implements Source {
 
     @Override
     public Flux<Chunk> open() {
-        return TreeReader.flux(root, options, listing, checksums);
+        return TreeReader.flux(root, container, options, listing, checksums);
     }
 
-    /** The root's name. */
+    /**
+     * What this source would send, counted by a walk of its own (no file is opened): the
+     * regular files and their bytes, without the bytes of files its baseline finds current by
+     * size and modification time (a sync). An estimate: the tree may change before it is read,
+     * and a checksum comparison may find more files current. For a progress display's totals.
+     *
+     * @return the totals, walked on the options' scheduler
+     */
+    public Mono<Totals> totals() {
+        return Mono.fromCallable(() -> {
+            long files = 0;
+            long bytes = 0;
+            TreeListing baseline = options.baseline();
+            try (TreeWalker walker = container != null ? new TreeWalker(container, options.followSymlinks())
+                    : new TreeWalker(root, options.followSymlinks())) {
+                for (TreeWalker.Item item; (item = walker.peek()) != null; walker.advance()) {
+                    TreeEntry e = item.entry;
+                    if (e == null || e.kind() != TreeEntry.Kind.FILE) {
+                        continue;
+                    }
+                    files++;
+                    TreeEntry there = baseline == null ? null : baseline.get(e.path()).orElse(null);
+                    if (there == null || there.kind() != TreeEntry.Kind.FILE || there.size() != e.size()
+                            || there.mtimeNanos() != e.mtimeNanos()) {
+                        bytes += e.size();
+                    }
+                }
+            }
+            return new Totals(files, bytes);
+        }).subscribeOn(options.io().scheduler());
+    }
+
+    /**
+     * A tree's size, as {@link #totals()} counts it.
+     *
+     * @param files regular files
+     * @param bytes their content bytes (those to send, in a sync)
+     */
+    public record Totals(long files, long bytes) {
+    }
+
+    /** The root's name; none for a container. */
     @Override
     public Optional<String> name() {
+        if (container != null) {
+            return Optional.empty();
+        }
         Path name = root.toAbsolutePath().normalize().getFileName();
         return name == null ? Optional.empty() : Optional.of(name.toString());
     }
@@ -132,7 +218,7 @@ public final class TreeSource implements Source {
 
     @Override
     public String describe() {
-        return root.toString();
+        return container != null ? container.toString() : root.toString();
     }
 
     @Override

@@ -44,10 +44,16 @@ final class TreeWalker implements Closeable {
         final int nlink;
         final boolean follow;       // whether opening and stat'ing the file follows a link
         final boolean error;        // notices
+        final boolean container;    // the root of several named roots
         final String path;
         final String message;
 
         private Item(TreeEntry entry, Path file, long ctimeNanos, Object fileKey, int nlink, boolean follow) {
+            this(entry, file, ctimeNanos, fileKey, nlink, follow, false);
+        }
+
+        private Item(TreeEntry entry, Path file, long ctimeNanos, Object fileKey, int nlink, boolean follow,
+                     boolean container) {
             this.entry = entry;
             this.file = file;
             this.ctimeNanos = ctimeNanos;
@@ -55,6 +61,7 @@ final class TreeWalker implements Closeable {
             this.nlink = nlink;
             this.follow = follow;
             this.error = false;
+            this.container = container;
             this.path = entry.path();
             this.message = null;
         }
@@ -67,6 +74,7 @@ final class TreeWalker implements Closeable {
             this.nlink = 0;
             this.follow = false;
             this.error = error;
+            this.container = false;
             this.path = path;
             this.message = message;
         }
@@ -77,21 +85,22 @@ final class TreeWalker implements Closeable {
     }
 
     private static final class Frame {
-        final Path dir;
         final String prefix;
         final Object key;
         final Path[] children;
+        final boolean roots;        // a container's roots: each is named by its own file name, followed if a link
         int next;
 
-        Frame(Path dir, String prefix, Object key, Path[] children) {
-            this.dir = dir;
+        Frame(String prefix, Object key, Path[] children, boolean roots) {
             this.prefix = prefix;
             this.key = key;
             this.children = children;
+            this.roots = roots;
         }
     }
 
     private final Path root;
+    private final List<Path> roots;
     private final boolean follow;
     private final Deque<Frame> stack = new ArrayDeque<>();
     private final ArrayDeque<Item> pending = new ArrayDeque<>();
@@ -99,6 +108,17 @@ final class TreeWalker implements Closeable {
 
     TreeWalker(Path root, boolean followSymlinks) {
         this.root = root;
+        this.roots = null;
+        this.follow = followSymlinks;
+    }
+
+    /**
+     * A walk of several roots under a container root: an empty directory entry marked as a
+     * container, then each root under its own name (in name order), as if it were a child.
+     */
+    TreeWalker(List<Path> roots, boolean followSymlinks) {
+        this.root = null;
+        this.roots = List.copyOf(roots);
         this.follow = followSymlinks;
     }
 
@@ -117,8 +137,16 @@ final class TreeWalker implements Closeable {
         while (pending.isEmpty()) {
             if (!started) {
                 started = true;
-                // The root is what the caller named: a link there is followed.
-                visit(root, "", FOLLOW);
+                if (roots == null) {
+                    // The root is what the caller named: a link there is followed.
+                    visit(root, "", FOLLOW);
+                } else {
+                    pending.add(new Item(new TreeEntry("", TreeEntry.Kind.DIRECTORY, 0755, 0, 0, null, null), null,
+                            0, null, 1, false, true));
+                    Path[] sorted = roots.toArray(new Path[0]);
+                    java.util.Arrays.sort(sorted, java.util.Comparator.comparing(Path::getFileName));
+                    stack.push(new Frame("", null, sorted, true));
+                }
                 continue;
             }
             Frame top = stack.peek();
@@ -133,12 +161,13 @@ final class TreeWalker implements Closeable {
             top.children[top.next++] = null;
             String name = child.getFileName().toString();
             String path = top.prefix.isEmpty() ? name : top.prefix + "/" + name;
-            if (!top.dir.resolve(name).equals(child)) {
+            if (!child.resolveSibling(name).equals(child)) {
                 pending.add(new Item(true, path, "its name is not valid in the file-name encoding ("
                         + System.getProperty("sun.jnu.encoding") + "); not copied"));
                 continue;
             }
-            visit(child, path, NOFOLLOW);
+            // A container's roots are what the caller named, as a single root is: links there are followed.
+            visit(child, path, top.roots ? FOLLOW : NOFOLLOW);
         }
         return pending.peek();
     }
@@ -232,7 +261,7 @@ final class TreeWalker implements Closeable {
         Path[] sorted = children.toArray(new Path[0]);
         // Children of one directory differ only in their last component: this sorts by name bytes.
         java.util.Arrays.sort(sorted);
-        stack.push(new Frame(dir, path, key, sorted));
+        stack.push(new Frame(path, key, sorted, false));
     }
 
     private static String special(int mode) {

@@ -68,6 +68,8 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
 
     // Stream state.
     private boolean rootIsDirectory;
+    /** The root only holds the entries: its mode and time are left alone, deletion does not look into it. */
+    private boolean container;
     private int nextId;
     private boolean ended;
     private final Set<String> directories = new HashSet<>();
@@ -194,6 +196,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 throw malformed("the first entry must be the root (an empty path), not '" + path + "'");
             }
             rootIsDirectory = e.kind() == TreeEntry.Kind.DIRECTORY;
+            container = (flags & TreeFormat.F_CONTAINER) != 0;
             if (e.kind() == TreeEntry.Kind.HARD_LINK) {
                 throw malformed("the root is a hard link");
             }
@@ -361,6 +364,9 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             return;
         }
         directories.add(path);
+        if (path.isEmpty() && container) {
+            return;   // not part of the copy: no mode, no time, no deletion, not counted
+        }
         directoryOrder.add(e);
         directoryCount++;
         listener.onDone(e, 0);

@@ -51,8 +51,10 @@ public final class SendSinkPlugin implements SinkPlugin {
 
     @Override
     public PipelineSink create(OptionValues values, PluginContext context) {
-        return SendSink.create(values.get(HOST), values.get(PORT), ChannelSettings.key(values))
-                .transport(ChannelSettings.transport(values))
+        // A coordinator that runs the pipeline (rdflux agent) says where to connect, once it knows.
+        SendSink sink = context.sendTo() != null ? SendSink.deferred(context.sendTo(), ChannelSettings.key(values))
+                : SendSink.create(values.get(HOST), values.get(PORT), ChannelSettings.key(values));
+        return sink.transport(ChannelSettings.transport(values))
                 .options(ChannelSettings.options(values).withConnectTimeout(values.get(CONNECT_TIMEOUT)));
     }
 }

@@ -9,6 +9,7 @@ import io.rdmaflux.pipeline.config.ConfigError;
 import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.pipeline.config.OptionValues;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import reactor.core.publisher.Mono;
 
 /**
  * A validated pipeline configuration: which plugin is the source, which the stages, which the
@@ -128,10 +130,18 @@ public final class PipelineConfig {
      * opened until the pipeline runs.
      */
     public Pipeline toPipeline() {
+        return toPipeline(null);
+    }
+
+    /**
+     * {@link #toPipeline()} for a runner that learns later where a {@code send} sink connects
+     * ({@code rdflux agent}), whatever its host and port say; see {@link PluginContext#sendTo()}.
+     */
+    public Pipeline toPipeline(Mono<InetSocketAddress> sendTo) {
         CodecChain chain = chain();
         PipelineSink s = sink.plugin().create(sink.values(), new PluginContext(Pipeline.blockSize(chain, 0),
-                registry.codecs()));
-        PluginContext context = new PluginContext(Pipeline.blockSize(chain, s.frameSize()), registry.codecs());
+                registry.codecs(), sendTo));
+        PluginContext context = new PluginContext(Pipeline.blockSize(chain, s.frameSize()), registry.codecs(), sendTo);
         PipelineSource src = source.plugin().create(source.values(), context);
         return Pipeline.from(src).via(chain).to(s).codecs(registry.codecs());
     }

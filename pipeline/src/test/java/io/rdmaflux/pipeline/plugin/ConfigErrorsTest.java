@@ -77,7 +77,7 @@ class ConfigErrorsTest {
                   path: x
                 sink: stdout
                 """)).containsExactly(
-                "p.yaml:2: source.type: unknown source type 'fle', did you mean 'file'? (source types: file, stdin, receive)");
+                "p.yaml:2: source.type: unknown source type 'fle', did you mean 'file'? (source types: file, stdin, receive, tree, tree-listing)");
         assertThat(errors("""
                 source: stdin
                 stages: [gzip]
@@ -125,7 +125,7 @@ class ConfigErrorsTest {
                 source:
                   path: x
                 sink: stdout
-                """)).containsExactly("p.yaml:1: source.type: missing (source types: file, stdin, receive)");
+                """)).containsExactly("p.yaml:1: source.type: missing (source types: file, stdin, receive, tree, tree-listing)");
     }
 
     @Test

@@ -1,0 +1,155 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.cli.remote.Agent;
+import io.rdmaflux.cli.remote.AgentMessage;
+import io.rdmaflux.cli.remote.PartialTransferException;
+import io.rdmaflux.pipeline.PipelineListener;
+import io.rdmaflux.pipeline.PipelineMetrics;
+import io.rdmaflux.pipeline.TreeCopySource;
+import io.rdmaflux.pipeline.plugin.PipelineConfig;
+import io.rdmaflux.pipeline.plugin.PluginRegistry;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+import reactor.core.publisher.Mono;
+
+/**
+ * What {@code rdflux agent} runs: the job's pipeline, built with the same plugins and checks as
+ * {@code rdflux run} (the built-in ones and the remote user's plugin directory), its events
+ * reported to the coordinator. A {@code send} sink given no host and port connects where the
+ * coordinator's {@code connect} message says (it is validated with placeholders for them); when the coordinator goes away, the run fails
+ * with the agent's abort error, so that partial output is removed and peers are told. A tree
+ * that arrived but for some files ends as a {@link PartialTransferException} naming them.
+ * Standard input and output carry the agent protocol, so the stdin and stdout plugins cannot be
+ * used in a job.
+ */
+final class AgentPipelines implements Agent.JobRunner {
+
+    @Override
+    public Mono<Void> run(AgentMessage.Job job, Agent.Control control) {
+        Map<String, Object> pipeline = job.pipeline();
+        boolean deferred = pipeline.get("sink") instanceof Map<?, ?> sink && "send".equals(sink.get("type"))
+                && !sink.containsKey("host") && !sink.containsKey("port");
+        PipelineConfig config = config(pipeline, PluginRegistry.load(PluginRegistry.defaultDirectory(System.getenv())),
+                deferred);
+        PipelineListener listener = new PipelineListener() {
+            @Override
+            public void onListening(InetSocketAddress address, List<String> transports) {
+                control.listening(address.getPort(), transports);
+            }
+
+            @Override
+            public void onStart(PipelineMetrics metrics) {
+                String files = metrics.metadata().get(TreeCopySource.FILES);
+                String bytes = metrics.metadata().get(TreeCopySource.BYTES);
+                if (files != null && bytes != null) {
+                    control.count().totals(parse(files), parse(bytes));
+                }
+                control.started();
+            }
+
+            @Override
+            public void onSourceBytes(long bytes) {
+                control.count().moved(bytes);
+            }
+
+            @Override
+            public void onFile(long bytes) {
+                control.count().file(bytes);
+            }
+        };
+        Mono<InetSocketAddress> downstream = control.downstream()
+                .map(c -> InetSocketAddress.createUnresolved(c.host(), c.port()));
+        return Mono.fromCallable(() -> config.toPipeline(deferred ? downstream : null))
+                .flatMap(p -> p.listener(listener)
+                        .failOn(control.aborted().then(Mono.fromSupplier(control::abortError)))
+                        .run())
+                .flatMap(result -> result.sink().complete() ? Mono.<Void>empty()
+                        : Mono.error(new PartialTransferException(result.sink().failures())));
+    }
+
+    /**
+     * The job's pipeline map ({@code {"source": {...}, "stages": [...], "sink": {...}}}, each a
+     * plugin's options with its {@code type}) as a checked configuration.
+     *
+     * @throws io.rdmaflux.pipeline.config.ConfigException with every problem (exit 78)
+     * @param deferred the send sink has no host and port yet: validate it with placeholders
+     * @throws IllegalArgumentException when the map does not have that shape
+     */
+    static PipelineConfig config(Map<String, Object> pipeline, PluginRegistry plugins, boolean deferred) {
+        for (String key : pipeline.keySet()) {
+            if (!List.of("source", "stages", "sink").contains(key)) {
+                throw new IllegalArgumentException("job: unknown key '" + key + "' in the pipeline");
+            }
+        }
+        for (String end : List.of("source", "sink")) {
+            if (pipeline.get(end) instanceof Map<?, ?> m && List.of("stdin", "stdout").contains(m.get("type"))) {
+                throw new IllegalArgumentException("job: " + end + " '" + m.get("type") + "' is not available in an agent: "
+                        + "its standard input and output carry the agent protocol");
+            }
+        }
+        PipelineConfig.Builder b = PipelineConfig.builder(plugins);
+        if (pipeline.get("source") != null) {
+            Part p = Part.of("source", pipeline.get("source"));
+            b.source(p.type(), p.options());
+        }
+        Object stages = pipeline.get("stages");
+        if (stages != null && !(stages instanceof List<?>)) {
+            throw new IllegalArgumentException("job: stages must be a list");
+        }
+        if (stages != null) {
+            List<?> list = (List<?>) stages;
+            for (int i = 0; i < list.size(); i++) {
+                Part p = Part.of("stages[" + i + "]", list.get(i));
+                b.stage(p.type(), p.options());
+            }
+        }
+        if (pipeline.get("sink") != null) {
+            Part p = Part.of("sink", pipeline.get("sink"));
+            Map<String, Object> options = p.options();
+            if (deferred) {
+                options.put("host", "coordinator");
+                options.put("port", 1);
+            }
+            b.sink(p.type(), options);
+        }
+        return b.build();
+    }
+
+    private static long parse(String n) {
+        try {
+            return Long.parseLong(n);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** One plugin of the job: its type and its other keys. */
+    private record Part(String type, Map<String, Object> options) {
+
+        static Part of(String where, Object value) {
+            if (!(value instanceof Map<?, ?> m)) {
+                throw new IllegalArgumentException("job: " + where + " must be an object");
+            }
+            Map<String, Object> options = new java.util.LinkedHashMap<>();
+            String type = null;
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                String key = String.valueOf(e.getKey());
+                if (key.equals("type")) {
+                    if (!(e.getValue() instanceof String t)) {
+                        throw new IllegalArgumentException("job: " + where + ".type must be a string");
+                    }
+                    type = t;
+                } else if (e.getValue() instanceof Map<?, ?>) {
+                    throw new IllegalArgumentException("job: " + where + "." + key + " must not be an object");
+                } else {
+                    options.put(key, e.getValue());
+                }
+            }
+            if (type == null) {
+                throw new IllegalArgumentException("job: " + where + ".type is missing");
+            }
+            return new Part(type, options);
+        }
+    }
+}

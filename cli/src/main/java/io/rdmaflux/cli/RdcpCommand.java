@@ -1,0 +1,364 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.cli.remote.AgentMessage;
+import io.rdmaflux.cli.remote.PartialTransferException;
+import io.rdmaflux.cli.remote.RemoteException;
+import io.rdmaflux.cli.remote.RemoteHost;
+import io.rdmaflux.cli.remote.RemoteShell;
+import io.rdmaflux.codec.AesGcmStage;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@code rdcp}: copies files and directory trees between hosts, as scp and rsync do, over the
+ * channel. Each end is a pipeline ({@link CopyEnd}): a tree source with the codec stages and a
+ * send sink where the files are, a receive source and a tree sink where they go, and for a
+ * sync a listing of the destination sent back to the source first. Ends on other hosts run as
+ * {@code rdflux agent} over ssh; the data flows between the ends directly, so a copy between
+ * two remote hosts does not pass through this one.
+ */
+@Command(name = "rdcp", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
+        usageHelpAutoWidth = true,
+        customSynopsis = "rdcp [OPTIONS] SRC... DST",
+        description = {
+            "Copy files and directory trees between hosts at link speed, over RDMA when both hosts have it "
+                + "and TCP otherwise. SRC and DST are local paths or [user@]host:path, as for scp and rsync; "
+                + "the hosts are reached with ssh (batch mode: key-based login), which starts 'rdflux agent' "
+                + "there. Data flows directly between the two ends, also when both are remote.",
+            "",
+            "As rsync: 'rdcp -r dir host:dst' makes dst/dir when dst is an existing directory, and dst as "
+                + "the copy otherwise; 'dir/' (trailing slash) copies what dir holds into dst. Several SRCs "
+                + "go into DST as a directory. Each file is written under a temporary name and renamed once "
+                + "its checksum verified; modes and times are kept, symbolic links copied as links."},
+        parameterListHeading = "%nArguments:%n",
+        optionListHeading = "%nOptions:%n",
+        footerHeading = "%nExamples:%n",
+        footer = {
+            "  rdcp -r weights-server:huggingface/hub/models_dir worker:.cache/huggingface/hub/",
+            "  rdcp --sync -r ingest-server:/videos/ ./videos/      # only what is missing or different",
+            "  rdcp -r --sync --delete --progress site/ web1:/srv/site/",
+            "  rdcp --zstd --encrypt dump.sql backup:/dumps/",
+            "  rdcp -e 'ssh -p 2222' -r data h1:",
+            "",
+            "An interrupted copy resumes with --sync: only files that are missing or differ are sent again.",
+            "",
+            "Exit codes: 0 everything copied and verified, 23 partial transfer (the files named on stderr "
+                + "did not arrive, the rest did), 64 usage, 65 corrupt data, 66 a source missing or "
+                + "unreadable (or a directory without -r), 69 ssh could not reach a host or start rdflux "
+                + "there, 73/74 cannot create/write the destination, 75 cut short, 77 wrong key, "
+                + "130 interrupted. See docs/user-guide.md."})
+final class RdcpCommand implements Callable<Integer> {
+
+    @Parameters(arity = "2..*", paramLabel = "SRC... DST", hideParamSyntax = true,
+            description = "What to copy, and where: local paths or [user@]host:path (host: alone is the home "
+                + "directory there). All SRCs are on one host.")
+    List<String> args;
+
+    @Option(names = {"-r", "--recursive"}, description = "Copy directories, with everything below them.")
+    boolean recursive;
+
+    @Option(names = "--sync", description = "Copy only files whose size or modification time differ at the "
+        + "destination (rsync's quick check); the others are left as they are.")
+    boolean sync;
+
+    @Option(names = {"-c", "--checksum"}, description = "With --sync: compare the files' contents (SHA-256, reads "
+        + "every file on both ends) instead of size and time.")
+    boolean checksum;
+
+    @Option(names = "--delete", description = "Remove destination files that the source does not have, inside "
+        + "the copied directories; never after any error.")
+    boolean delete;
+
+    @Option(names = "--zstd", arity = "0..1", paramLabel = "LEVEL", fallbackValue = "1",
+            preprocessor = SendCommand.AttachedLevel.class,
+            description = "Compress with zstd on the way (level -7 to 22, attached: --zstd=3; default 1).")
+    Integer zstdLevel;
+
+    @Option(names = "--encrypt", description = "Encrypt with AES-256-GCM on the way, under a fresh random key "
+        + "for this copy (the key always authenticates the connection; this also hides the data).")
+    boolean encrypt;
+
+    @Option(names = "--port", paramLabel = "PORT", description = "The port the receiving end listens on "
+        + "(firewalls); with --sync the destination's listing goes to PORT+1. Default: one it picks.")
+    Integer port;
+
+    @Mixin
+    ChannelFlags flags = new ChannelFlags();
+
+    @Mixin
+    RemoteOptions remote = new RemoteOptions();
+
+    /** What a copy of these arguments does: where the files are and where they go, in the jobs' terms. */
+    record Plan(RemoteHost sourceHost, Map<String, Object> source, RemoteHost destHost, String destPath,
+                String name) {
+    }
+
+    @Override
+    public Integer call() {
+        Console.configure("rdcp", flags.verbose, flags.debug);
+        Plan plan = plan();
+        RemoteShell shell = remote.shell(System.getenv());
+        boolean local = plan.sourceHost() == null && plan.destHost() == null;
+        if (checksum && !sync) {
+            sync = true;   // --checksum is a way of syncing
+        }
+        Meter meter = new Meter();
+        Transfer transfer = new Transfer(plan, shell, local);
+        if (flags.progress) {
+            meter.startProgress(() -> transfer.show(meter));
+        }
+        int code = Runner.run(transfer.run().doOnSubscribe(s -> meter.streamStarted()));
+        transfer.show(meter);
+        meter.stop();
+        if (code == ExitCode.OK && flags.verbose) {
+            Console.info("copied " + meter.summary());
+            Console.stderr().println(meter.bandwidth());
+        }
+        return code;
+    }
+
+    /** Checks the arguments: one host for all sources, a name for each, -r where needed. */
+    Plan plan() {
+        List<RemoteHost.Location> locations = new ArrayList<>();
+        for (String a : args) {
+            if (a.isEmpty()) {
+                throw new UsageException("an empty path");
+            }
+            locations.add(RemoteHost.location(a));
+        }
+        RemoteHost.Location dst = locations.remove(locations.size() - 1);
+        RemoteHost sourceHost = locations.get(0).host();
+        List<String> paths = new ArrayList<>();
+        for (RemoteHost.Location l : locations) {
+            if (!Objects.equals(l.host(), sourceHost)) {
+                throw new UsageException("all SRCs must be on one host: " + locations.get(0) + " and " + l + " are not");
+            }
+            paths.add(l.rest().isEmpty() ? "." : l.rest());
+        }
+        if (!flags.transport.equals(io.rdmaflux.transport.TransportKind.AUTO) && sourceHost == null && dst.isLocal()) {
+            Console.info("a local copy uses no transport; --transport is ignored");
+        }
+        Map<String, Object> source = new LinkedHashMap<>();
+        source.put("type", "tree");
+        String name = null;
+        if (paths.size() == 1) {
+            String p = paths.get(0);
+            source.put("path", p);
+            name = nameOf(p);
+        } else {
+            for (String p : paths) {
+                if (nameOf(p) == null) {
+                    throw new UsageException("with several SRCs each is copied under its own name; '" + p
+                            + "' has none (name the directory without a trailing slash, or copy it on its own)");
+                }
+            }
+            source.put("paths", paths);
+        }
+        source.put("recursive", recursive);
+        return new Plan(sourceHost, source, dst.host(), dst.rest().isEmpty() ? "." : dst.rest(), name);
+    }
+
+    /** The name a copy of {@code path} gets inside an existing directory; null when its contents are copied. */
+    static String nameOf(String path) {
+        if (path.endsWith("/")) {
+            return null;
+        }
+        String last = path.substring(path.lastIndexOf('/') + 1);
+        return last.isEmpty() || last.equals(".") || last.equals("..") || last.equals("~") ? null : last;
+    }
+
+    /** One run of a plan: the ends, started and wired, and their outcome. */
+    private final class Transfer {
+
+        private final Plan plan;
+        private final RemoteShell shell;
+        private final boolean local;
+        private final List<CopyEnd> ends = new ArrayList<>();
+        private final List<Throwable> failures = new CopyOnWriteArrayList<>();
+        // Read by the progress line's thread.
+        private volatile CopyEnd sender;
+        private volatile CopyEnd receiver;
+
+        Transfer(Plan plan, RemoteShell shell, boolean local) {
+            this.plan = plan;
+            this.shell = shell;
+            this.local = local;
+        }
+
+        Mono<Void> run() {
+            return Mono.defer(() -> {
+                String dataKey = AgentMessage.newKey();
+                String listingKey = AgentMessage.newKey();
+                long progress = flags.progress || flags.verbose ? 250 : 0;
+                Map<String, Object> source = new LinkedHashMap<>(plan.source());
+                if (flags.progress) {
+                    source.put("count", true);
+                }
+                if (sync) {
+                    source.put("sync", checksum ? "checksum" : "size-and-mtime");
+                    source.put("key", listingKey);
+                    source.put("bind", local ? "127.0.0.1" : "0.0.0.0");
+                    channel(source, port == null ? 0 : port + 1, false);
+                }
+                Map<String, Object> treeSink = destination("tree");
+                treeSink.put("delete", delete);
+
+                sender = end(plan.sourceHost());
+                CopyEnd listing = sync ? end(plan.destHost()) : null;
+                if (local) {
+                    // One pipeline from tree to tree: no channel for the data.
+                    sender.start(job(source, List.of(), treeSink, progress));
+                    receiver = sender;
+                } else {
+                    receiver = end(plan.destHost());
+                    Map<String, Object> send = new LinkedHashMap<>(Map.of("type", "send", "key", dataKey));
+                    channel(send, -1, true);
+                    Map<String, Object> receive = new LinkedHashMap<>(Map.of("type", "receive", "key", dataKey));
+                    channel(receive, port == null ? 0 : port, true);
+                    if (encrypt) {
+                        receive.put("require-encryption", true);
+                    }
+                    receiver.start(job(receive, List.of(), treeSink, progress));
+                    sender.start(job(source, stages(), send, progress));
+                }
+                if (listing != null) {
+                    Map<String, Object> list = destination("tree-listing");
+                    list.put("checksums", checksum);
+                    Map<String, Object> send = new LinkedHashMap<>(Map.of("type", "send", "key", listingKey));
+                    channel(send, -1, false);
+                    listing.start(job(list, List.of(), send, 0));
+                }
+                List<Mono<Void>> wiring = new ArrayList<>();
+                if (receiver != sender) {
+                    wiring.add(wire(receiver, sender));
+                }
+                if (listing != null) {
+                    wiring.add(wire(sender, listing));
+                }
+                List<Mono<Void>> outcomes = new ArrayList<>();
+                for (CopyEnd e : ends) {
+                    outcomes.add(e.done().onErrorResume(t -> fail(t)));
+                }
+                for (Mono<Void> w : wiring) {
+                    outcomes.add(w.onErrorResume(t -> fail(t)));
+                }
+                return Mono.when(outcomes).then(Mono.defer(this::outcome));
+            }).doFinally(s -> ends.forEach(CopyEnd::abort));
+        }
+
+        private CopyEnd end(RemoteHost host) {
+            CopyEnd e = CopyEnd.on(host, shell);
+            ends.add(e);
+            return e;
+        }
+
+        /** The tree sink's or listing's destination options: the path, and the name to make inside an existing directory. */
+        private Map<String, Object> destination(String type) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("type", type);
+            m.put("path", plan.destPath());
+            if (plan.name() != null) {
+                m.put("name", plan.name());
+            }
+            return m;
+        }
+
+        /** The channel options on a send or receive plugin; a port for a receiver (-1 for a sender). */
+        private void channel(Map<String, Object> m, int port, boolean data) {
+            if (port >= 0) {
+                m.put(m.get("type").equals("tree") ? "listing-port" : "port", port);
+            }
+            m.put("transport", flags.transport.name().toLowerCase(java.util.Locale.ROOT));
+            if (data && !m.get("type").equals("tree")) {
+                m.put("frame-size", flags.frameSize);
+                m.put("slots", flags.slots);
+            }
+        }
+
+        private List<Object> stages() {
+            List<Object> s = new ArrayList<>();
+            if (zstdLevel != null) {
+                s.add(Map.of("type", "zstd", "level", zstdLevel));
+            }
+            if (encrypt) {
+                s.add(Map.of("type", AesGcmStage.NAME));
+            }
+            return s;
+        }
+
+        private AgentMessage.Job job(Map<String, Object> source, List<Object> stages, Map<String, Object> sink,
+                                     long progress) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("source", source);
+            if (!stages.isEmpty()) {
+                m.put("stages", stages);
+            }
+            m.put("sink", sink);
+            return new AgentMessage.Job(m, progress, flags.verbose, flags.debug);
+        }
+
+        /** Tells {@code from}'s send sink where {@code to}'s receiver listens, once it does. */
+        private Mono<Void> wire(CopyEnd to, CopyEnd from) {
+            return to.listening().flatMap(p -> to.addressFor(from).flatMap(a -> from.connect(a, p)));
+        }
+
+        private Mono<Void> fail(Throwable t) {
+            if (failures.isEmpty() || !(t instanceof PartialTransferException)) {
+                failures.add(reactor.core.Exceptions.unwrap(t));
+            }
+            if (!partial(t)) {
+                // Any other failure ends the copy: the other ends clean up and exit.
+                ends.forEach(CopyEnd::abort);
+            }
+            return Mono.empty();
+        }
+
+        /** Nothing failed: success; a partial transfer only: its files, named; else the first failure. */
+        private Mono<Void> outcome() {
+            if (failures.isEmpty()) {
+                return Mono.empty();
+            }
+            Throwable first = failures.stream().filter(t -> !partial(t)).findFirst().orElse(failures.get(0));
+            if (partial(first)) {
+                List<String> lines = first instanceof RemoteException r ? r.failures()
+                        : ((PartialTransferException) first).failures();
+                for (String line : lines) {
+                    Console.info("not copied: " + io.rdmaflux.cli.remote.RemoteText.sanitize(line));
+                }
+            }
+            return Mono.error(first);
+        }
+
+        private boolean partial(Throwable t) {
+            return t instanceof PartialTransferException || t instanceof RemoteException r
+                    && r.kind() == RemoteException.Kind.JOB_FAILED && r.remoteStatus() == ExitCode.PARTIAL;
+        }
+
+        /** Puts the ends' progress into the meter: bytes sent, files in place, the source's totals. */
+        void show(Meter meter) {
+            CopyEnd from = sender;
+            CopyEnd to = receiver;
+            if (from == null || to == null) {
+                return;
+            }
+            AgentMessage.Progress s = from.progress();
+            AgentMessage.Progress r = to.progress();
+            meter.set(s.bytes());
+            meter.files(r.files(), s.totalFiles());
+            if (s.totalBytes() >= 0) {
+                meter.total(s.totalBytes());
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.rdmaflux.cli.remote;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * What a running job has moved so far, counted from several threads and read as a
+ * {@link AgentMessage.Progress}: payload bytes, the files of a tree complete at this end (and
+ * their bytes), and the totals the tree's source counted.
+ */
+public final class ProgressCount {
+
+    private final AtomicLong bytes = new AtomicLong();
+    // -1 until the job reports any: a stream that is not a tree has no files.
+    private final AtomicLong files = new AtomicLong(-1);
+    private final AtomicLong fileBytes = new AtomicLong(-1);
+    private final AtomicReference<long[]> totals = new AtomicReference<>(new long[] {-1, -1});
+
+    /** {@code n} more payload bytes moved. */
+    public void moved(long n) {
+        bytes.addAndGet(n);
+    }
+
+    /** One file of a tree is complete at this end, with {@code n} content bytes. */
+    public void file(long n) {
+        files.updateAndGet(f -> Math.max(f, 0) + 1);
+        fileBytes.updateAndGet(b -> Math.max(b, 0) + n);
+    }
+
+    /** The tree's totals, as its source counted them (for the coordinator's progress line). */
+    public void totals(long f, long b) {
+        totals.set(new long[] {f, b});
+    }
+
+    public long bytes() {
+        return bytes.get();
+    }
+
+    /** The counts now. */
+    public AgentMessage.Progress now() {
+        long[] t = totals.get();
+        return new AgentMessage.Progress(bytes.get(), files.get(), fileBytes.get(), t[0], t[1]);
+    }
+}

@@ -1,0 +1,54 @@
+package io.rdmaflux.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmaflux.cli.remote.RemoteHost;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** How rdcp reads SRC... DST: hosts, names, trailing slashes (no copy runs here). */
+class RdcpCommandTest {
+
+    private static RdcpCommand.Plan plan(String... args) {
+        RdcpCommand c = new RdcpCommand();
+        new CommandLine(c).parseArgs(args);
+        return c.plan();
+    }
+
+    @Test
+    void aTrailingSlashOrADotCopiesContentsElseTheNamedEntry() {
+        assertThat(RdcpCommand.nameOf("models/llama")).isEqualTo("llama");
+        assertThat(RdcpCommand.nameOf("-dash name")).isEqualTo("-dash name");
+        assertThat(RdcpCommand.nameOf("models/llama/")).isNull();
+        assertThat(RdcpCommand.nameOf(".")).isNull();
+        assertThat(RdcpCommand.nameOf("a/..")).isNull();
+        assertThat(RdcpCommand.nameOf("~")).isNull();
+    }
+
+    @Test
+    void sourcesAndDestinationAreSplitIntoHostsAndPaths() {
+        RdcpCommand.Plan p = plan("-r", "user@h2:data/set", "h3:");
+        assertThat(p.sourceHost()).isEqualTo(new RemoteHost("user", "h2"));
+        assertThat(p.destHost()).isEqualTo(new RemoteHost(null, "h3"));
+        assertThat(p.destPath()).as("host: alone is the home directory").isEqualTo(".");
+        assertThat(p.name()).isEqualTo("set");
+        assertThat(p.source()).containsEntry("path", "data/set").containsEntry("recursive", true);
+
+        RdcpCommand.Plan several = plan("a", "./b:c", "dst");
+        assertThat(several.sourceHost()).as("./b:c is a local path").isNull();
+        assertThat(several.source()).containsEntry("paths", List.of("a", "./b:c")).doesNotContainKey("path");
+        assertThat(several.name()).isNull();
+        assertThat(several.source()).isInstanceOf(Map.class).containsEntry("recursive", false);
+    }
+
+    @Test
+    void sourcesOnTwoHostsOrWithoutNamesAreRefused() {
+        assertThatThrownBy(() -> plan("h1:a", "h2:b", "dst")).isInstanceOf(UsageException.class)
+                .hasMessageContaining("all SRCs must be on one host");
+        assertThatThrownBy(() -> plan("-r", "a/", "b", "dst")).isInstanceOf(UsageException.class)
+                .hasMessageContaining("'a/' has none");
+    }
+}

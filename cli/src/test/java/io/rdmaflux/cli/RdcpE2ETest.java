@@ -1,0 +1,334 @@
+package io.rdmaflux.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.rdmaflux.cli.remote.ShellWords;
+import io.rdmaflux.cli.remote.SshFixture;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * rdcp as users run it ({@code bin/rdcp}) against a real OpenSSH server on 127.0.0.1/.2/.3
+ * (hosts h1, h2, h3) whose "remote" tool is this build's {@code bin/rdflux}. Trees are compared
+ * after each copy by a listing of type, mode, size, mtime, link target and content hash.
+ * Every process of a test carries its temporary directory in its command line, so "nothing
+ * left running" looks at those only.
+ */
+class RdcpE2ETest {
+
+    @RegisterExtension
+    static final SshFixture sshd = new SshFixture();
+
+    private static final Duration LIMIT = Duration.ofSeconds(120);
+
+    @TempDir
+    Path dir;
+
+    private Path tool;
+
+    @BeforeEach
+    void wrapper() throws IOException {
+        tool = remoteTool("rdflux on remote", "");
+    }
+
+    @AfterEach
+    void nothingLeftRunning() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        List<ProcessHandle> left = marked();
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            left = marked();
+        }
+        left.forEach(ProcessHandle::destroyForcibly);
+        assertThat(left).as("processes of this test still running").isEmpty();
+    }
+
+    @Test
+    void pushPullRemoteToRemoteAndLocalCopiesAreExact() throws Exception {
+        Path src = tree(dir.resolve("src"));
+        Map<String, String> want = listing(src);
+        Path remote = Files.createDirectory(dir.resolve("remote"));
+
+        // Push into a destination that does not exist: it becomes the copy.
+        assertCopied(rdcp("-r", src.toString(), "h2:" + remote.resolve("pushed")));
+        assertThat(listing(remote.resolve("pushed"))).isEqualTo(want);
+
+        // Push into an existing directory: the copy is made inside it, under the source's name.
+        Path existing = Files.createDirectory(remote.resolve("existing dir"));
+        assertCopied(rdcp("-r", "--zstd", "--encrypt", src.toString(), "h3:" + existing));
+        assertThat(listing(existing.resolve("src"))).isEqualTo(want);
+
+        // Pull, trailing slash: the contents, into an existing directory.
+        Path pulled = Files.createDirectory(dir.resolve("pulled"));
+        assertCopied(rdcp("-r", "h2:" + remote.resolve("pushed") + "/", pulled.toString()));
+        assertThat(listing(pulled)).isEqualTo(want);
+
+        // Remote to remote: the data goes from h2 to h3 directly.
+        Tool r2r = rdcp("-r", "--progress", "h2:" + remote.resolve("pushed"), "h3:" + remote.resolve("r2r"));
+        assertCopied(r2r);
+        assertThat(listing(remote.resolve("r2r"))).isEqualTo(want);
+        assertThat(r2r.err()).as("the last progress line").contains("306/306 files");
+
+        // Local to local, no ssh.
+        assertCopied(rdcp("-r", src.toString(), dir.resolve("local").toString()));
+        assertThat(listing(dir.resolve("local"))).isEqualTo(want);
+    }
+
+    @Test
+    void syncSendsOnlyWhatChangedAndDeleteRemovesWhatIsGone() throws Exception {
+        Path src = tree(dir.resolve("src"));
+        Path dst = dir.resolve("dst");
+        assertCopied(rdcp("-r", src + "/", "h2:" + dst));
+        Object untouched = Files.getAttribute(dst.resolve("small/f0007"), "unix:ino");
+
+        // A change of content with the same size, a new file, a file removed.
+        Files.writeString(src.resolve("small/f0003"), "changed!", StandardCharsets.UTF_8);
+        Files.setLastModifiedTime(src.resolve("small/f0003"), FileTime.from(Instant.parse("2021-01-01T00:00:00Z")));
+        Files.writeString(src.resolve("new file"), "new", StandardCharsets.UTF_8);
+        Files.delete(src.resolve("small/f0005"));
+
+        // Without --delete the removed file stays.
+        Tool sync = rdcp("-r", "--sync", "-v", src + "/", "h2:" + dst);
+        assertCopied(sync);
+        assertThat(sync.err()).contains("rdcp: copied ");
+        assertThat(dst.resolve("small/f0005")).exists();
+        assertThat(Files.getAttribute(dst.resolve("small/f0007"), "unix:ino")).as("an unchanged file is not rewritten")
+                .isEqualTo(untouched);
+        assertThat(Files.readString(dst.resolve("small/f0003"))).isEqualTo("changed!");
+
+        assertCopied(rdcp("-r", "--sync", "--delete", src + "/", "h2:" + dst));
+        assertThat(listing(dst)).isEqualTo(listing(src));
+        assertThat(Files.getAttribute(dst.resolve("small/f0007"), "unix:ino")).isEqualTo(untouched);
+
+        // A pull with --checksum finds nothing to do after that: same listing, same inodes.
+        Path back = dir.resolve("back");
+        assertCopied(rdcp("-r", "h2:" + dst + "/", back.toString()));
+        Object inode = Files.getAttribute(back.resolve("new file"), "unix:ino");
+        assertCopied(rdcp("-r", "--checksum", "h2:" + dst + "/", back.toString()));
+        assertThat(Files.getAttribute(back.resolve("new file"), "unix:ino")).isEqualTo(inode);
+        assertThat(listing(back)).isEqualTo(listing(src));
+    }
+
+    @Test
+    void severalSourcesGoIntoOneDirectoryEachUnderItsName() throws Exception {
+        Path a = tree(dir.resolve("a"));
+        Path file = Files.writeString(dir.resolve("-file name"), "one file");
+        Path into = Files.createDirectory(dir.resolve("into"));
+        Files.writeString(into.resolve("kept"), "kept");
+
+        assertCopied(rdcp("-r", a.toString(), file.toString(), "h2:" + into));
+
+        assertThat(listing(into.resolve("a"))).isEqualTo(listing(a));
+        assertThat(Files.readString(into.resolve("-file name"))).isEqualTo("one file");
+        assertThat(Files.readString(into.resolve("kept"))).as("the directory's own entries are left alone")
+                .isEqualTo("kept");
+
+        Tool slash = rdcp("-r", a + "/", file.toString(), "h2:" + into);
+        assertThat(slash.exitCode(LIMIT)).isEqualTo(ExitCode.USAGE);
+        assertThat(slash.err()).contains("has none");
+    }
+
+    @Test
+    void anUnreadableFileIsNamedTheRestArrivesAndTheExitIs23() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files.writeString(src.resolve("a-readable"), "a");
+        Files.writeString(src.resolve("locked file"), "secret");
+        Files.writeString(src.resolve("z-readable"), "z");
+        Files.setPosixFilePermissions(src.resolve("locked file"), PosixFilePermissions.fromString("---------"));
+        Path remoteTool = tool;
+        if (Files.isReadable(src.resolve("locked file"))) {
+            // Root reads anything: the remote end runs without the capabilities to.
+            assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")),
+                    "running as root without setpriv (util-linux): cannot make a file unreadable");
+            remoteTool = remoteTool("rdflux unprivileged", "/usr/bin/setpriv --bounding-set -dac_override,-dac_read_search ");
+        }
+        Path dst = dir.resolve("dst");
+
+        Tool t = Tool.start(dir, "rdcp", "-e", sshd.rsh(), "--rdflux-path", ShellWords.quote(remoteTool.toString()),
+                "-r", "h2:" + src, dst.toString());
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.PARTIAL);
+        assertThat(t.err()).contains("locked file: cannot open it: permission denied");
+        assertThat(Files.readString(dst.resolve("a-readable"))).isEqualTo("a");
+        assertThat(Files.readString(dst.resolve("z-readable"))).isEqualTo("z");
+        assertThat(dst.resolve("locked file")).doesNotExist();
+    }
+
+    @Test
+    void sshFailuresAreOneLineNamingTheHostWithExit69() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files.writeString(src.resolve("f"), "f");
+
+        // Nothing listens on port 1: the connection is refused.
+        Tool refused = Tool.start(dir, "rdcp", "-e", sshd.rsh() + " -o Port=1", "--rdflux-path",
+                ShellWords.quote(tool.toString()), "-r", src.toString(), "h2:" + dir.resolve("dst"));
+        assertThat(refused.exitCode(LIMIT)).as(refused.err()).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(refused.err().strip()).startsWith("rdcp: h2: ssh connection refused").doesNotContain("\n")
+                .doesNotContain("Exception");
+
+        Tool missing = Tool.start(dir, "rdcp", "-e", sshd.rsh(), "--rdflux-path", dir.resolve("no-such-rdflux")
+                .toString(), "-r", "h3:" + src, dir.resolve("dst").toString());
+        assertThat(missing.exitCode(LIMIT)).as(missing.err()).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(missing.err().strip()).startsWith("rdcp: h3: ").contains("not found there").doesNotContain("\n");
+        assertThat(dir.resolve("dst")).doesNotExist();
+    }
+
+    @Test
+    void ctrlCMidCopyCancelsBothEndsAndLeavesNoPartialFile() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files2.random(src.resolve("big.bin"), 256L << 20, 3);
+        Path dst = dir.resolve("dst");
+        // Small frames and two in flight: slow enough to be caught in the middle.
+        Tool t = rdcp("-r", "--frame-size", "4K", "--slots", "2", src.toString(), "h2:" + dst);
+        long deadline = System.nanoTime() + LIMIT.toNanos();
+        while (temporaries(dst).isEmpty() && t.process.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(temporaries(dst)).as("a file in progress at the destination; rdcp said: " + t.err()).isNotEmpty();
+        new ProcessBuilder("kill", "-INT", Long.toString(t.process.pid())).start().waitFor();
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.INTERRUPTED);
+        long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!temporaries(dst).isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(50);
+        }
+        assertThat(temporaries(dst)).as("the partial file is removed").isEmpty();
+        assertThat(dst.resolve("big.bin")).doesNotExist();
+    }
+
+    @Test
+    void theReceivingEndKilledMidCopyIsCutShortAndSyncResumes() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files.writeString(src.resolve("a-small"), "small");
+        Files2.random(src.resolve("big.bin"), 256L << 20, 4);
+        Path dst = dir.resolve("dst");
+        Tool t = rdcp("-r", "--frame-size", "4K", "--slots", "2", src + "/", "h2:" + dst);
+        long deadline = System.nanoTime() + LIMIT.toNanos();
+        while (temporaries(dst).isEmpty() && t.process.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        List<ProcessHandle> agents = marked().stream()
+                .filter(p -> p.info().command().orElse("").endsWith("/java")
+                        && p.info().commandLine().orElse("").contains(" agent")).toList();
+        assertThat(agents).as("the receiving agent's JVM; rdcp said: " + t.err()).hasSize(1);
+        agents.get(0).destroyForcibly();
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.TEMP_FAIL);
+        assertThat(dst.resolve("big.bin")).as("never renamed into place").doesNotExist();
+
+        assertCopied(rdcp("-r", "--sync", src + "/", "h2:" + dst));
+        assertThat(Files2.sha256(dst.resolve("big.bin"))).isEqualTo(Files2.sha256(src.resolve("big.bin")));
+        assertThat(Files.readString(dst.resolve("a-small"))).isEqualTo("small");
+    }
+
+    private static List<Path> temporaries(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            return s.filter(p -> p.getFileName().toString().startsWith(".rdflux-")).toList();
+        }
+    }
+
+    @Test
+    void aDirectoryWithoutRecursiveFailsWithAHint() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Tool t = rdcp(src.toString(), dir.resolve("dst").toString());
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.NO_INPUT);
+        assertThat(t.err()).contains("is a directory").contains("-r");
+    }
+
+    /** The tool as the remote host runs it: this JDK, a marker every JVM there carries, and {@code prefix}. */
+    private Path remoteTool(String name, String prefix) throws IOException {
+        Path p = dir.resolve(name);
+        Files.writeString(p, "#!/bin/sh\n"
+                + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
+                + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote("-Drdflux.test.marker=" + dir) + "\n"
+                + "exec " + prefix + ShellWords.quote(Tool.HOME.resolve("bin/rdflux").toString()) + " \"$@\"\n");
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return p;
+    }
+
+    private Tool rdcp(String... args) {
+        List<String> all = new ArrayList<>(List.of("-e", sshd.rsh(), "--rdflux-path", ShellWords.quote(tool.toString())));
+        all.addAll(List.of(args));
+        return Tool.start(dir, "rdcp", ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE,
+                Map.of("RDFLUX_JAVA_OPTS", "-Drdflux.test.marker=" + dir), all.toArray(String[]::new));
+    }
+
+    private static void assertCopied(Tool t) {
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+    }
+
+    private List<ProcessHandle> marked() {
+        String marker = dir.toString();
+        return ProcessHandle.allProcesses().filter(p -> p.isAlive()
+                && p.info().commandLine().map(c -> c.contains(marker)).orElse(false)).toList();
+    }
+
+    /**
+     * A tree with what trips copies up: names with spaces, unicode and a leading dash, a deep
+     * path, empty files and directories, links (relative, dangling), modes 0600/0700/0755, old
+     * times, a few hundred small files and one of several MiB.
+     */
+    static Path tree(Path root) throws IOException {
+        Files.createDirectories(root.resolve("a/b/c/d/e/f/g/h"));
+        Files.writeString(root.resolve("a/b/c/d/e/f/g/h/deep.txt"), "deep");
+        Files.writeString(root.resolve("name with spaces.txt"), "spaces");
+        Files.writeString(root.resolve("ünïcødé ✓.txt"), "unicode");
+        Files.writeString(root.resolve("-leading-dash"), "dash");
+        Files.createFile(root.resolve("empty"));
+        Files.createDirectories(root.resolve("empty dir"));
+        Files.createDirectories(root.resolve("small"));
+        for (int i = 0; i < 300; i++) {
+            Files.writeString(root.resolve(String.format("small/f%04d", i)), "file " + i + " ".repeat(i % 50));
+        }
+        Files2.random(root.resolve("large.bin"), 6 * 1048576 + 5, 7);
+        Files.createSymbolicLink(root.resolve("link to large"), Path.of("large.bin"));
+        Files.createSymbolicLink(root.resolve("dangling"), Path.of("no/such/target"));
+        Files.setPosixFilePermissions(root.resolve("name with spaces.txt"), PosixFilePermissions.fromString("rw-------"));
+        Files.setPosixFilePermissions(root.resolve("-leading-dash"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(root.resolve("a/b"), PosixFilePermissions.fromString("rwx------"));
+        FileTime old = FileTime.from(Instant.parse("2001-02-03T04:05:06.789Z"));
+        Files.setLastModifiedTime(root.resolve("ünïcødé ✓.txt"), old);
+        Files.setLastModifiedTime(root.resolve("empty dir"), old);
+        Files.setLastModifiedTime(root.resolve("a/b/c"), old);
+        return root;
+    }
+
+    /** Every entry under {@code root}: type, mode, size, mtime (ms), link target, content hash. */
+    static Map<String, String> listing(Path root) throws IOException {
+        Map<String, String> m = new TreeMap<>();
+        try (Stream<Path> all = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) all::iterator) {
+                String rel = root.relativize(p).toString();
+                Map<String, Object> a = Files.readAttributes(p, "unix:mode,size,lastModifiedTime",
+                        LinkOption.NOFOLLOW_LINKS);
+                String kind = Files.isSymbolicLink(p) ? "link -> " + Files.readSymbolicLink(p)
+                        : Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) ? "dir" : "file " + Files2.sha256(p);
+                long mtime = ((FileTime) a.get("lastModifiedTime")).toMillis();
+                m.put(rel.isEmpty() ? "." : rel, kind + " mode " + Integer.toOctalString((Integer) a.get("mode") & 07777)
+                        + (kind.startsWith("file") ? " size " + a.get("size") : "") + " mtime " + mtime);
+            }
+        }
+        return m;
+    }
+}

@@ -1,0 +1,67 @@
+package io.rdmaflux.pipeline;
+
+import io.rdmaflux.codec.CodecContext;
+import io.rdmaflux.connector.SinkResult;
+import io.rdmaflux.connector.tree.TreeEntry;
+import io.rdmaflux.connector.tree.TreeListener;
+import io.rdmaflux.connector.tree.TreeSink;
+import java.util.Objects;
+import reactor.core.publisher.Mono;
+
+/**
+ * A {@link TreeSink} as the end of a pipeline: as {@link PipelineSink#of} makes it, and besides
+ * it tells the pipeline's listener each file that is in place ({@link PipelineListener#onFile}),
+ * for a progress line that counts files. The files that failed are the result's
+ * {@link SinkResult#failures()}.
+ */
+public final class TreeCopySink implements PipelineSink {
+
+    private final TreeSink sink;
+
+    private TreeCopySink(TreeSink sink) {
+        this.sink = sink;
+    }
+
+    public static TreeCopySink of(TreeSink sink) {
+        return new TreeCopySink(Objects.requireNonNull(sink, "sink"));
+    }
+
+    @Override
+    public Mono<SinkResult> write(Upstream upstream) {
+        return Mono.defer(() -> {
+            PipelineListener listener = upstream.listener();
+            TreeListener own = sink.options().listener();
+            TreeListener files = new TreeListener() {
+                @Override
+                public void onDone(TreeEntry entry, long bytes) {
+                    own.onDone(entry, bytes);
+                    if (entry.kind() == TreeEntry.Kind.FILE) {
+                        listener.onFile(bytes);
+                    }
+                }
+
+                @Override
+                public void onFailure(io.rdmaflux.connector.tree.TreeFailure failure) {
+                    own.onFailure(failure);
+                }
+
+                @Override
+                public void onWarning(String path, String message) {
+                    own.onWarning(path, message);
+                }
+            };
+            return sink.withOptions(sink.options().withListener(files))
+                    .write(upstream.data(CodecContext.keyless()), upstream.metadata());
+        });
+    }
+
+    @Override
+    public String describe() {
+        return sink.describe();
+    }
+
+    @Override
+    public String toString() {
+        return "TreeCopySink[" + sink.describe() + "]";
+    }
+}

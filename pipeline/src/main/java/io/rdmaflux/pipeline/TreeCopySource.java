@@ -1,0 +1,132 @@
+package io.rdmaflux.pipeline;
+
+import io.rdmaflux.codec.CodecChain;
+import io.rdmaflux.codec.CodecContext;
+import io.rdmaflux.connector.SinkResult;
+import io.rdmaflux.connector.tree.TreeListing;
+import io.rdmaflux.connector.tree.TreeSource;
+import io.rdmaflux.connector.tree.TreeSourceOptions.Compare;
+import io.rdmaflux.protocol.StreamMetadata;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import reactor.core.publisher.Mono;
+
+/**
+ * A directory tree as a pipeline source, with what a copy tool adds around a {@link TreeSource}:
+ * its totals counted first and announced to the receiving end (a progress line with an ETA
+ * there), and for a sync, the destination's listing taken first from another source. Immutable.
+ *
+ * <pre>{@code
+ * // Sync: the destination's listing arrives over a channel of its own, sent by the receiving
+ * // host's pipeline  tree-listing(dest) -> send  to this receiver's port.
+ * Pipeline.from(TreeCopySource.of(TreeSource.of(src))
+ *                 .countFirst(true)
+ *                 .syncAgainst(ReceiveSource.create(0, key), Compare.SIZE_AND_MTIME))
+ *         .to(SendSink.create(host, port, key))
+ *         .listener(listener)      // onListening: the listing receiver's port
+ *         .run();
+ * }</pre>
+ *
+ * <p>The listing's source reports its listening address to the pipeline's listener (and
+ * nothing else: the run's progress is the tree's). The tree is walked only once the whole
+ * listing has arrived and its sender has been told so.
+ */
+public final class TreeCopySource implements PipelineSource {
+
+    /** Stream metadata: the number of regular files, when the source counted them first. */
+    public static final String FILES = "tree-files";
+    /** Stream metadata: their content bytes (those to send, in a sync), when counted first. */
+    public static final String BYTES = "tree-bytes";
+
+    private final TreeSource tree;
+    private final boolean count;
+    private final PipelineSource listing;
+    private final Compare compare;
+
+    private TreeCopySource(TreeSource tree, boolean count, PipelineSource listing, Compare compare) {
+        this.tree = tree;
+        this.count = count;
+        this.listing = listing;
+        this.compare = compare;
+    }
+
+    /** The tree {@code tree} reads, sent whole. */
+    public static TreeCopySource of(TreeSource tree) {
+        return new TreeCopySource(Objects.requireNonNull(tree, "tree"), false, null, Compare.SIZE_AND_MTIME);
+    }
+
+    /**
+     * Whether to walk the tree first to count its files and bytes, announced in the stream's
+     * metadata as {@value #FILES} and {@value #BYTES}. Costs a walk of the tree's metadata.
+     */
+    public TreeCopySource countFirst(boolean count) {
+        return new TreeCopySource(tree, count, listing, compare);
+    }
+
+    /**
+     * A sync: first read the destination's listing (a {@link TreeListing} stream, made by
+     * {@link TreeListing#source}) from {@code listing}, then send every entry, with no data for
+     * the files the destination already has by {@code compare}.
+     */
+    public TreeCopySource syncAgainst(PipelineSource listing, Compare compare) {
+        return new TreeCopySource(tree, count, Objects.requireNonNull(listing, "listing"),
+                Objects.requireNonNull(compare, "compare"));
+    }
+
+    @Override
+    public Mono<SinkResult> open(Downstream downstream) {
+        return Mono.defer(() -> {
+            Mono<TreeSource> source = listing == null ? Mono.just(tree)
+                    : readListing(downstream).map(l -> tree.withOptions(tree.options().withBaseline(l, compare)));
+            return source.flatMap(s -> metadata(s).flatMap(m -> downstream.accept(SourceStream.of(s.open(), m))));
+        });
+    }
+
+    private Mono<StreamMetadata> metadata(TreeSource s) {
+        if (!count) {
+            return Mono.just(s.metadata());
+        }
+        return s.totals().map(t -> s.metadata().with(FILES, Long.toString(t.files())).with(BYTES, Long.toString(t.bytes())));
+    }
+
+    /** Runs the listing's source into a sink that reads it; only its listening address is passed on. */
+    private Mono<TreeListing> readListing(Downstream downstream) {
+        AtomicReference<TreeListing> read = new AtomicReference<>();
+        PipelineSink sink = new PipelineSink() {
+            @Override
+            public Mono<SinkResult> write(Upstream upstream) {
+                return TreeListing.read(upstream.data(CodecContext.keyless()))
+                        .doOnNext(read::set)
+                        .map(l -> new SinkResult(0, "the destination's listing (" + l.size() + " entries)"));
+            }
+
+            @Override
+            public String describe() {
+                return "the destination's listing";
+            }
+        };
+        PipelineListener outer = downstream.listener();
+        PipelineListener onlyListening = new PipelineListener() {
+            @Override
+            public void onListening(InetSocketAddress address, List<String> transports) {
+                outer.onListening(address, transports);
+            }
+        };
+        Downstream into = new Downstream(CodecChain.empty(), Pipeline.DEFAULT_FRAME, downstream.codecs(), sink,
+                onlyListening, new PipelineMetrics(listing.describe(), List.of(), sink.describe()), null);
+        return listing.open(into).then(Mono.fromSupplier(read::get));
+    }
+
+    @Override
+    public String describe() {
+        return tree.describe();
+    }
+
+    @Override
+    public String toString() {
+        return "TreeCopySource[" + tree.describe() + (listing != null ? ", sync against " + listing.describe() : "")
+                + "]";
+    }
+}

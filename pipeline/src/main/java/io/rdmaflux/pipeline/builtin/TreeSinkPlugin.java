@@ -1,0 +1,70 @@
+package io.rdmaflux.pipeline.builtin;
+
+import io.rdmaflux.connector.tree.TreeSink;
+import io.rdmaflux.connector.tree.TreeSinkOptions;
+import io.rdmaflux.pipeline.PipelineSink;
+import io.rdmaflux.pipeline.TreeCopySink;
+import io.rdmaflux.pipeline.config.OptionSpec;
+import io.rdmaflux.pipeline.config.OptionValues;
+import io.rdmaflux.pipeline.config.ValueType;
+import io.rdmaflux.pipeline.plugin.PluginContext;
+import io.rdmaflux.pipeline.plugin.SinkPlugin;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/** Sink {@code tree}: recreates a tree stream under a destination. */
+public final class TreeSinkPlugin implements SinkPlugin {
+
+    static final OptionSpec<Path> PATH = OptionSpec.required("path", ValueType.path(),
+            "The destination: created as the copy of the tree's root, or merged into when it is a directory.");
+    static final OptionSpec<String> NAME = OptionSpec.optional("name", ValueType.string(), null,
+            "When path is an existing directory, make path/NAME the copy instead (as cp -r SRC DIR makes DIR/SRC).");
+    static final OptionSpec<Boolean> DELETE = OptionSpec.optional("delete", ValueType.bool(), false,
+            "Remove what the destination's copied directories hold and the tree does not; never after any failure.");
+    static final OptionSpec<Boolean> FSYNC = OptionSpec.optional("fsync", ValueType.bool(), false,
+            "Sync each file and directory to disk before reporting success.");
+
+    @Override
+    public String name() {
+        return "tree";
+    }
+
+    @Override
+    public String description() {
+        return "Writes a tree stream: each file under a temporary name, renamed once verified; failed files reported by name.";
+    }
+
+    @Override
+    public List<OptionSpec<?>> options() {
+        return List.of(PATH, NAME, DELETE, FSYNC);
+    }
+
+    @Override
+    public void validate(OptionValues values) {
+        checkName(values);
+    }
+
+    @Override
+    public PipelineSink create(OptionValues values, PluginContext context) {
+        TreeSinkOptions options = TreeSinkOptions.defaults()
+                .withIo(context.sinkOptions().withFsync(values.get(FSYNC)))
+                .withDelete(values.get(DELETE));
+        return TreeCopySink.of(TreeSink.of(destination(values), options));
+    }
+
+    /** {@code name} is one plain path component. */
+    static void checkName(OptionValues values) {
+        String name = values.get(NAME);
+        if (name != null && (name.contains("/") || name.equals(".") || name.equals("..") || name.indexOf('\0') >= 0)) {
+            throw OptionValues.invalid(NAME, "must be a single name, not a path: '" + name + "'");
+        }
+    }
+
+    /** path, or path/NAME when NAME is given and path is an existing directory (looked at now, on this host). */
+    static Path destination(OptionValues values) {
+        Path path = values.get(PATH);
+        String name = values.get(NAME);
+        return name != null && Files.isDirectory(path) ? path.resolve(name) : path;
+    }
+}
