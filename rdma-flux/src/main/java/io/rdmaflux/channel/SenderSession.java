@@ -35,7 +35,6 @@ final class SenderSession extends SessionBase {
     private final Upstream upstream = new Upstream();
 
     // Flow state, guarded by "this".
-    private Hello peerHello;
     private int credits;
     private int inFlight;
     private long requested;
@@ -46,7 +45,7 @@ final class SenderSession extends SessionBase {
 
     SenderSession(FrameConnection connection, byte[] key, ChannelOptions options, StreamMetadata metadata,
                          Function<Session, ? extends Publisher<Chunk>> body) {
-        super(connection, key, options);
+        super(connection, key, options, Hello.Role.SENDER);
         this.metadata = metadata;
         this.body = body;
     }
@@ -55,7 +54,7 @@ final class SenderSession extends SessionBase {
     Mono<Void> run() {
         return result.asMono()
                 .doOnSubscribe(s -> begin(new Hello(Hello.Role.SENDER, localNonce, options.frameSize(),
-                        options.receiveSlots()).encode()))
+                        options.receiveSlots())))
                 .doOnCancel(() -> fail(new ProtocolException(ErrorCode.CANCELLED, "sender cancelled the stream "
                         + progress())));
     }
@@ -63,7 +62,6 @@ final class SenderSession extends SessionBase {
     @Override
     void onControl(FrameType type, ByteBuffer payload) {
         switch (type) {
-            case HELLO -> onHello(Hello.decode(payload));
             case AUTH -> onAuth(ControlFrames.decodeAuth(payload));
             case CREDIT -> onCredit(ControlFrames.decodeCredit(payload));
             case END_ACK -> onEndAck(ControlFrames.decodeEndAck(payload));
@@ -71,24 +69,20 @@ final class SenderSession extends SessionBase {
         }
     }
 
-    private synchronized void onHello(Hello hello) {
-        if (peerHello != null || hello.role() != Hello.Role.RECEIVER) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected HELLO from " + connection.describe());
-        }
-        peerHello = hello;
-        send(FrameType.AUTH, ByteBuffer.wrap(authenticator.proof(Hello.Role.SENDER, localNonce, hello.nonce())));
+    @Override
+    void onHello(Hello hello) {
+        // The sender proves itself first, so that a receiver with another key learns it
+        // before it gives anything away.
+        sendAuth();
     }
 
     private void onAuth(byte[] proof) {
         Session session;
         synchronized (this) {
-            if (peerHello == null || isAuthenticated()) {
+            if (isAuthenticated()) {
                 throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected AUTH from receiver");
             }
-            if (!authenticator.verify(Hello.Role.RECEIVER, localNonce, peerHello.nonce(), proof)) {
-                throw new ProtocolException(ErrorCode.AUTHENTICATION,
-                        "authentication failed: the receiver at " + connection.describe() + " does not know the key");
-            }
+            verifyPeerAuth(proof);
             markAuthenticated();
             credits = peerHello.receiveSlots();
             send(FrameType.METADATA, metadata.encode());
