@@ -7,6 +7,7 @@ import io.rdmaflux.protocol.FrameSeal;
 import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.Hello;
 import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.ProtocolVersion;
 import io.rdmaflux.protocol.SessionKeys;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.FrameHandler;
@@ -154,6 +155,11 @@ abstract class SessionBase implements FrameHandler {
             return;
         }
         try {
+            if (type != FrameType.METADATA && payload.remaining() > ProtocolVersion.MAX_SMALL_CONTROL_PAYLOAD) {
+                // Transports may check this earlier (TCP does, before reading the payload).
+                throw new ProtocolException(ErrorCode.PROTOCOL, type + " frame of " + payload.remaining()
+                        + " bytes is too large");
+            }
             FrameSeal seal = incoming;
             if (seal != null) {
                 payload = seal.open(type, payload);
