@@ -33,10 +33,11 @@ import reactor.util.concurrent.Queues;
  * <p>The application's handler gets an {@link InboundStream} and returns a {@code Publisher<Void>}
  * that completes when it has finished with the data (written and closed a file, say). Only
  * then does the sender get its END_ACK, so a sender's success means the receiver's consumer
- * succeeded too. The handler's data completes only after a verified END; if the session fails
- * before the handler has completed, even after END, the handler's subscription is cancelled so
- * that it does not commit (a file sink removes its partial file). Once the handler has
- * completed, the stream has succeeded, whatever becomes of the END_ACK.
+ * succeeded too. The handler's data completes only after a verified END, and ends with the
+ * error if the session fails before; if the session fails after END but before the handler
+ * has completed, the handler's subscription is cancelled so that it does not commit (a file
+ * sink removes its partial file). Once the handler has completed, the stream has succeeded,
+ * whatever becomes of the END_ACK.
  *
  * <p>Until the sender has authenticated, the session counts against its receiver's
  * {@link Admission} and the transport holds no receive slot for it.
@@ -256,15 +257,17 @@ final class ReceiverSession extends SessionBase {
     void onFailed(ProtocolException error) {
         failure = error;
         endHandshake();
+        boolean reading = subscribed.get();
         // The inbound stream may be over already (END verified, then the handler failed while
         // writing): then the failure is reported through result() alone, not dropped loudly.
         while (inbound.tryEmitError(error) == Sinks.EmitResult.FAIL_NON_SERIALIZED) {
             Thread.onSpinWait();
         }
-        if (!handlerDone) {
-            // After END the inbound stream has completed and cannot carry the error: without
-            // this the handler would commit a stream that failed (a sender interrupted after
-            // END, a connection lost before the END_ACK could go).
+        if (!handlerDone && (endVerified || !reading)) {
+            // A handler that reads the stream learns of the failure from it, with the reason.
+            // After END the stream has completed and cannot carry it: without this the handler
+            // would commit a stream that failed (a sender interrupted after END, a connection
+            // lost before the END_ACK could go). Nor can it reach a handler that never read.
             handlerRun.dispose();
         }
         releaseUnclaimed();

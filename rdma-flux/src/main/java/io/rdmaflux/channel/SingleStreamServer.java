@@ -12,7 +12,7 @@ public interface SingleStreamServer extends ReceiverServer {
     /**
      * Completes when the one stream was received whole and its handler finished, or fails with
      * its error; the server is disposed then. Cancelling it cancels the stream in progress (the
-     * sender gets ERROR(CANCELLED), the handler's subscription is cancelled) and disposes the
+     * sender gets ERROR(CANCELLED), the handler's data ends with that error) and disposes the
      * server. Subscribe once.
      */
     Mono<Void> outcome();
