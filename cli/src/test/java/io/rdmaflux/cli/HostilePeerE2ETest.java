@@ -3,7 +3,6 @@ package io.rdmaflux.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.hostile.FrameRelay;
-import io.rdmaflux.hostile.FrameRelay.Direction;
 import io.rdmaflux.hostile.RawPeer;
 import io.rdmaflux.hostile.RawPeer.Frame;
 import io.rdmaflux.protocol.ControlFrames;
@@ -11,7 +10,6 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.Hello;
 import io.rdmaflux.protocol.ProtocolVersion;
-import io.rdmaflux.protocol.StreamMetadata;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -29,7 +27,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -286,15 +283,7 @@ class HostilePeerE2ETest {
     void aRelayThatDropsEndAndForgesEndAckGivesNobodySuccess() throws IOException {
         Path in = Files2.random(dir.resolve("in.bin"), 2_000_000, 3);
         Path out = dir.resolve("out.bin");
-        Ends e = relayed((direction, frame, link) -> {
-            if (direction == Direction.TO_RECEIVER && frame.type() == FrameType.END.code()) {
-                byte[] ack = new byte[8 + 32];
-                System.arraycopy(frame.payload(), 0, ack, 0, 8);
-                link.reply(new Frame(FrameType.END_ACK.code(), ack));
-            } else {
-                link.forward(frame);
-            }
-        }, in, out);
+        Ends e = relayed(FrameRelay.FORGE_END_ACK, in, out);
         assertThat(e.sender()).as("rdsend: %s", e.senderErr()).isEqualTo(70);
         assertThat(e.receiver()).as("rdrecv: %s", e.receiverErr()).isIn(70, 75);
         assertNothingCommitted(out);
@@ -304,19 +293,7 @@ class HostilePeerE2ETest {
     void aRelayThatStripsTheCodecChainGetsNoCiphertextWritten() throws IOException {
         Path in = Files2.random(dir.resolve("in.bin"), 2_000_000, 4);
         Path out = dir.resolve("out.bin");
-        Ends e = relayed((direction, frame, link) -> {
-            if (direction == Direction.TO_RECEIVER && frame.type() == FrameType.METADATA.code()) {
-                ByteBuffer b = frame.buffer();
-                ByteBuffer stripped = StreamMetadata.decode(b).with(StreamMetadata.CODECS, null).encode();
-                byte[] rest = Arrays.copyOfRange(frame.payload(), b.position(), frame.payload().length);
-                byte[] p = new byte[stripped.remaining() + rest.length];
-                stripped.get(p, 0, stripped.remaining());
-                System.arraycopy(rest, 0, p, p.length - rest.length, rest.length);
-                link.forward(new Frame(frame.type(), p));
-            } else {
-                link.forward(frame);
-            }
-        }, in, out, "--zstd", "--encrypt");
+        Ends e = relayed(FrameRelay.STRIP_CODECS, in, out, "--zstd", "--encrypt");
         assertThat(e.sender()).as("rdsend: %s", e.senderErr()).isEqualTo(70);
         assertThat(e.receiver()).as("rdrecv: %s", e.receiverErr()).isEqualTo(70);
         assertNothingCommitted(out);
@@ -326,13 +303,7 @@ class HostilePeerE2ETest {
     void aRelayThatFlipsADataBitFailsBothSidesWithChecksum() throws IOException {
         Path in = Files2.random(dir.resolve("in.bin"), 3_000_000, 5);
         Path out = dir.resolve("out.bin");
-        AtomicInteger data = new AtomicInteger();
-        Ends e = relayed((direction, frame, link) -> {
-            if (frame.type() == FrameType.DATA.code() && data.incrementAndGet() == 2) {
-                frame.payload()[1000] ^= 1;
-            }
-            link.forward(frame);
-        }, in, out);
+        Ends e = relayed(FrameRelay.flippingDataBit(2, 1000), in, out);
         assertThat(e.sender()).as("rdsend: %s", e.senderErr()).isEqualTo(76);
         assertThat(e.receiver()).as("rdrecv: %s", e.receiverErr()).isEqualTo(76);
         assertNothingCommitted(out);
@@ -342,11 +313,7 @@ class HostilePeerE2ETest {
     void aRelayThatSwallowsTheEndAckLeavesAVerifiedFileAndTheSenderCutShort() throws IOException {
         Path in = Files2.random(dir.resolve("in.bin"), 2_000_000, 6);
         Path out = dir.resolve("out.bin");
-        Ends e = relayed((direction, frame, link) -> {
-            if (frame.type() != FrameType.END_ACK.code()) {
-                link.forward(frame);
-            }
-        }, in, out);
+        Ends e = relayed(FrameRelay.dropping(FrameType.END_ACK), in, out);
         assertThat(e.receiver()).as("rdrecv: %s", e.receiverErr()).isZero();
         assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
         assertThat(e.sender()).as("rdsend: %s", e.senderErr()).isEqualTo(75);

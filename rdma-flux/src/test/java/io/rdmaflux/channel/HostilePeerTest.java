@@ -1,7 +1,8 @@
 package io.rdmaflux.channel;
 
+import static io.rdmaflux.channel.Outcomes.assertCode;
+import static io.rdmaflux.channel.Outcomes.failure;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.hostile.RawPeer;
 import io.rdmaflux.hostile.RawPeer.Frame;
@@ -141,19 +142,7 @@ class HostilePeerTest {
         }
     }
 
-    private static Throwable failure(Mono<Void> m) {
-        try {
-            m.block(WAIT);
-            return null;
-        } catch (RuntimeException e) {
-            return e;
-        }
-    }
 
-    private static void assertCode(Throwable t, ErrorCode code) {
-        assertThat(t).isInstanceOf(ProtocolException.class);
-        assertThat(((ProtocolException) t).code()).as("code of: %s", t.getMessage()).isEqualTo(code);
-    }
 
     /** The real stream, after whatever came before, arrives whole and is the receiver's outcome. */
     private static void aRealSenderIsServed(OneStream r) {

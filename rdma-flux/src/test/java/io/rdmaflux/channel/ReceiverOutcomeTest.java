@@ -1,5 +1,7 @@
 package io.rdmaflux.channel;
 
+import static io.rdmaflux.channel.Outcomes.assertCode;
+import static io.rdmaflux.channel.Outcomes.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.buffer.Chunk;
@@ -66,19 +68,7 @@ class ReceiverOutcomeTest {
         return Flux.range(0, n).map(i -> Chunk.wrap(ByteBuffer.wrap(TestData.bytes(i, 5000))));
     }
 
-    private static Throwable failure(Mono<Void> m) {
-        try {
-            m.block(WAIT);
-            return null;
-        } catch (RuntimeException e) {
-            return e;
-        }
-    }
 
-    private static void assertCode(Throwable t, ErrorCode code) {
-        assertThat(t).isInstanceOf(ProtocolException.class);
-        assertThat(((ProtocolException) t).code()).as("code of: %s", t.getMessage()).isEqualTo(code);
-    }
 
     @Test
     void aSenderThatGivesUpAfterEndMakesTheReceiverCancelItsHandlerRatherThanCommit() throws Exception {

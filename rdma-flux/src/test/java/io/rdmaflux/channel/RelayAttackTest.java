@@ -1,5 +1,7 @@
 package io.rdmaflux.channel;
 
+import static io.rdmaflux.channel.Outcomes.assertCode;
+import static io.rdmaflux.channel.Outcomes.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.hostile.FrameRelay;
@@ -8,14 +10,12 @@ import io.rdmaflux.hostile.RawPeer.Frame;
 import io.rdmaflux.protocol.ControlFrames;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.tcp.TcpTransport;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -77,19 +77,7 @@ class RelayAttackTest {
         }
     }
 
-    private static Throwable failure(Mono<Void> m) {
-        try {
-            m.block(WAIT);
-            return null;
-        } catch (RuntimeException e) {
-            return e;
-        }
-    }
 
-    private static void assertCode(Throwable t, ErrorCode code) {
-        assertThat(t).isInstanceOf(ProtocolException.class);
-        assertThat(((ProtocolException) t).code()).as("code of: %s", t.getMessage()).isEqualTo(code);
-    }
 
     /** Both sides failed and nothing was committed. */
     private static void assertFailedWithoutCommit(Outcome o) {
@@ -117,14 +105,7 @@ class RelayAttackTest {
 
     @Test
     void aForgedEndAckDoesNotGiveTheSenderSuccess() {
-        Outcome o = relay((direction, frame, link) -> {
-            if (direction == Direction.TO_RECEIVER && frame.type() == FrameType.END.code()) {
-                // Drop END and answer for the receiver, with the count END announced.
-                link.reply(tagged(FrameType.END_ACK, ByteBuffer.wrap(frame.payload(), 0, 8)));
-            } else {
-                link.forward(frame);
-            }
-        });
+        Outcome o = relay(FrameRelay.FORGE_END_ACK);
         assertFailedWithoutCommit(o);
         assertCode(o.sender(), ErrorCode.PROTOCOL);
         assertThat(o.sender()).hasMessageContaining("END_ACK frame failed authentication");
@@ -132,20 +113,7 @@ class RelayAttackTest {
 
     @Test
     void aStrippedCodecChainIsCaughtBeforeTheHandlerSeesIt() {
-        Outcome o = relay((direction, frame, link) -> {
-            if (direction == Direction.TO_RECEIVER && frame.type() == FrameType.METADATA.code()) {
-                ByteBuffer b = frame.buffer();
-                StreamMetadata m = StreamMetadata.decode(b);
-                ByteBuffer stripped = m.with(StreamMetadata.CODECS, null).encode();
-                byte[] rest = Arrays.copyOfRange(frame.payload(), b.position(), frame.payload().length);
-                byte[] p = new byte[stripped.remaining() + rest.length];
-                stripped.get(p, 0, stripped.remaining());
-                System.arraycopy(rest, 0, p, p.length - rest.length, rest.length);
-                link.forward(new Frame(frame.type(), p));
-            } else {
-                link.forward(frame);
-            }
-        });
+        Outcome o = relay(FrameRelay.STRIP_CODECS);
         assertFailedWithoutCommit(o);
         assertThat(o.metadata()).as("metadata the handler saw").isEmpty();
         assertCode(o.receiver(), ErrorCode.PROTOCOL);
@@ -169,13 +137,7 @@ class RelayAttackTest {
 
     @Test
     void aFlippedDataBitFailsBothSidesWithChecksum() {
-        AtomicInteger data = new AtomicInteger();
-        Outcome o = relay((direction, frame, link) -> {
-            if (frame.type() == FrameType.DATA.code() && data.incrementAndGet() == 3) {
-                frame.payload()[100] ^= 0x04;
-            }
-            link.forward(frame);
-        });
+        Outcome o = relay(FrameRelay.flippingDataBit(3, 100));
         assertFailedWithoutCommit(o);
         assertCode(o.receiver(), ErrorCode.CHECKSUM);
         assertCode(o.sender(), ErrorCode.CHECKSUM);
@@ -232,11 +194,7 @@ class RelayAttackTest {
 
     @Test
     void aLostEndAckLeavesTheCommittedReceiverSuccessfulAndTheSenderFailed() {
-        Outcome o = relay((direction, frame, link) -> {
-            if (frame.type() != FrameType.END_ACK.code()) {
-                link.forward(frame);
-            }
-        });
+        Outcome o = relay(FrameRelay.dropping(FrameType.END_ACK));
         assertThat(o.receiver()).as("the receiver, whose handler completed").isNull();
         assertThat(o.committed()).isTrue();
         assertThat(o.received()).isEqualTo(DATA);

@@ -1,6 +1,8 @@
 package io.rdmaflux.hostile;
 
 import io.rdmaflux.hostile.RawPeer.Frame;
+import io.rdmaflux.protocol.FrameType;
+import io.rdmaflux.protocol.StreamMetadata;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -43,6 +45,52 @@ public final class FrameRelay implements AutoCloseable {
 
     /** Passes every frame unchanged. */
     public static final Rule PASS = (direction, frame, link) -> link.forward(frame);
+
+    /**
+     * Drops the sender's END and answers for the receiver with an END_ACK of the count END
+     * announced, followed by 32 bytes where a sealed frame's tag goes (which it cannot compute).
+     */
+    public static final Rule FORGE_END_ACK = (direction, frame, link) -> {
+        if (direction == Direction.TO_RECEIVER && frame.type() == FrameType.END.code()) {
+            byte[] ack = new byte[8 + 32];
+            System.arraycopy(frame.payload(), 0, ack, 0, 8);
+            link.reply(new Frame(FrameType.END_ACK.code(), ack));
+        } else {
+            link.forward(frame);
+        }
+    };
+
+    /** Removes the codec chain from the METADATA frame, keeping whatever follows the attributes (a tag). */
+    public static final Rule STRIP_CODECS = (direction, frame, link) -> {
+        if (direction == Direction.TO_RECEIVER && frame.type() == FrameType.METADATA.code()) {
+            ByteBuffer b = frame.buffer();
+            ByteBuffer stripped = StreamMetadata.decode(b).with(StreamMetadata.CODECS, null).encode();
+            ByteBuffer p = ByteBuffer.allocate(stripped.remaining() + b.remaining()).put(stripped).put(b);
+            link.forward(new Frame(frame.type(), p.array()));
+        } else {
+            link.forward(frame);
+        }
+    };
+
+    /** Passes every frame but those of {@code type}. */
+    public static Rule dropping(FrameType type) {
+        return (direction, frame, link) -> {
+            if (frame.type() != type.code()) {
+                link.forward(frame);
+            }
+        };
+    }
+
+    /** Flips one bit of the {@code n}th DATA frame (from 1), at byte {@code offset}. */
+    public static Rule flippingDataBit(int n, int offset) {
+        java.util.concurrent.atomic.AtomicInteger seen = new java.util.concurrent.atomic.AtomicInteger();
+        return (direction, frame, link) -> {
+            if (frame.type() == FrameType.DATA.code() && seen.incrementAndGet() == n) {
+                frame.payload()[offset] ^= 0x04;
+            }
+            link.forward(frame);
+        };
+    }
 
     private final ServerSocket server;
     private final InetSocketAddress target;
