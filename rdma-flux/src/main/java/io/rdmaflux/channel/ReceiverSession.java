@@ -54,6 +54,11 @@ final class ReceiverSession extends SessionBase {
     private final AtomicBoolean handshakeCounted = new AtomicBoolean(true);
     /** The handler's run, cancelled if the session fails before the handler completed. */
     private final Disposable.Swap handlerRun = Disposables.swap();
+    /**
+     * Completes when the handler has ended (or was cancelled): a failure is reported after it,
+     * so that a tool exiting on the outcome does not cut short its sink's clean-up.
+     */
+    private final Sinks.Empty<Void> handlerEnded = Sinks.empty();
     private final Sinks.One<Session> accepted = Sinks.one();
     private final Sinks.One<Void> result = Sinks.one();
     private final StreamChecksum checksum = new StreamChecksum();
@@ -155,6 +160,7 @@ final class ReceiverSession extends SessionBase {
         try {
             done = handler.apply(new Stream(session));
         } catch (RuntimeException e) {
+            handlerEnded.tryEmitEmpty();
             // A handler may refuse a stream with its own code (an unknown codec, say).
             throw ProtocolException.wrap(e, ErrorCode.SINK_FAILED);
         }
@@ -216,6 +222,7 @@ final class ReceiverSession extends SessionBase {
 
     private void onHandlerComplete() {
         handlerDone = true;
+        handlerEnded.tryEmitEmpty();
         if (!endVerified) {
             fail(new ProtocolException(ErrorCode.CANCELLED, "receiver stopped reading " + progress()));
             return;
@@ -225,6 +232,7 @@ final class ReceiverSession extends SessionBase {
 
     private void onHandlerError(Throwable t) {
         handlerDone = true;
+        handlerEnded.tryEmitEmpty();
         fail(ProtocolException.wrap(t, ErrorCode.SINK_FAILED));
     }
 
@@ -269,10 +277,12 @@ final class ReceiverSession extends SessionBase {
             // would commit a stream that failed (a sender interrupted after END, a connection
             // lost before the END_ACK could go). Nor can it reach a handler that never read.
             handlerRun.dispose();
+            // A cancelled handler says nothing more; its clean-up is its own to finish.
+            handlerEnded.tryEmitEmpty();
         }
         releaseUnclaimed();
         accepted.tryEmitError(error);
-        afterClose(() -> result.tryEmitError(error));
+        afterClose(streamStarted ? handlerEnded.asMono() : Mono.empty(), () -> result.tryEmitError(error));
     }
 
     /** If the application never subscribed, nobody will release what is queued: drain it here. */

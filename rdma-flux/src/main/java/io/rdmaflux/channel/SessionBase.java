@@ -260,8 +260,14 @@ abstract class SessionBase implements FrameHandler {
      * exits on the outcome would otherwise cut off its own END_ACK or ERROR.
      */
     final void afterClose(Runnable report) {
+        afterClose(Mono.empty(), report);
+    }
+
+    /** As {@link #afterClose(Runnable)}, once {@code alsoAwait} has completed too (same bound). */
+    final void afterClose(Mono<Void> alsoAwait, Runnable report) {
         connection.onClose()
                 .timeout(CLOSE_WAIT, Mono.empty())
+                .then(alsoAwait.timeout(CLOSE_WAIT, Mono.empty()))
                 .subscribe(null, e -> report.run(), report);
     }
 

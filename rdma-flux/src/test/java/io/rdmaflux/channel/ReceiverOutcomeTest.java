@@ -159,6 +159,23 @@ class ReceiverOutcomeTest {
     }
 
     @Test
+    void aFailureIsReportedOnlyAfterTheHandlerHasEndedSoItsCleanUpIsNotCutShort() {
+        MemoryTransport t = new MemoryTransport();
+        AtomicBoolean cleanedUp = new AtomicBoolean();
+        SingleStreamServer server = FluxReceiver.create().port(0).key("k").transport(t).options(OPTIONS)
+                .handle(in -> in.receive().then().onErrorResume(e -> Mono.delay(Duration.ofMillis(300))
+                        .then(Mono.fromRunnable(() -> cleanedUp.set(true))).then(Mono.error(e))))
+                .bindOne().block(WAIT);
+        Mono<Void> outcome = server.outcome().cache();
+        outcome.subscribe(v -> { }, e -> { });
+        failure(FluxSender.create().port(server.address().getPort()).key("k").transport(t).options(OPTIONS)
+                .send(StreamMetadata.empty(), s -> chunks(3).concatWith(Mono.error(
+                        new ProtocolException(ErrorCode.SOURCE_FAILED, "input went away")))));
+        assertCode(failure(outcome), ErrorCode.SOURCE_FAILED);
+        assertThat(cleanedUp).as("the handler had finished its clean-up when the outcome came").isTrue();
+    }
+
+    @Test
     void cancellingTheOutcomeCancelsTheStreamAndTellsTheSender() throws Exception {
         MemoryTransport t = new MemoryTransport();
         CompletableFuture<Void> started = new CompletableFuture<>();
