@@ -19,6 +19,7 @@ import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -175,16 +176,15 @@ public final class FluxReceiver {
                     },
                     // Only the session that has the stream gets past METADATA, so only it completes.
                     () -> outcome.tryEmitEmpty()))
+                    // The stream is cancelled in doFinally, after the cancel has reached the
+                    // sink: its failure then finds no cancelled subscriber to be dropped on.
                     .map(server -> new One(server, admission, outcome.asMono()
-                            .doOnCancel(() -> {
-                                admission.close();
-                                ReceiverSession stream = admission.stream();
-                                if (stream != null) {
-                                    stream.cancel();
-                                }
-                            })
                             .doFinally(s -> {
                                 admission.close();
+                                ReceiverSession stream = admission.stream();
+                                if (s == SignalType.CANCEL && stream != null) {
+                                    stream.cancel();
+                                }
                                 server.dispose();
                             })));
         });

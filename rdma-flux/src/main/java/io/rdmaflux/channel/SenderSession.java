@@ -16,6 +16,7 @@ import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
 
 /**
@@ -55,8 +56,13 @@ final class SenderSession extends SessionBase {
         return result.asMono()
                 .doOnSubscribe(s -> begin(new Hello(Hello.Role.SENDER, localNonce, options.frameSize(),
                         options.receiveSlots())))
-                .doOnCancel(() -> fail(new ProtocolException(ErrorCode.CANCELLED, "sender cancelled the stream "
-                        + progress())));
+                // After the cancel has reached the sink, so that the failure is not dropped
+                // (and logged as such) on the subscriber that cancelled.
+                .doFinally(s -> {
+                    if (s == SignalType.CANCEL) {
+                        fail(new ProtocolException(ErrorCode.CANCELLED, "sender cancelled the stream " + progress()));
+                    }
+                });
     }
 
     @Override
