@@ -5,6 +5,7 @@ import static io.rdmaflux.codec.AesGcmStage.TAG;
 
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.Hkdf;
 import io.rdmaflux.protocol.ProtocolException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

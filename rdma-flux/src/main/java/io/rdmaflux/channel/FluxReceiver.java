@@ -1,19 +1,25 @@
 package io.rdmaflux.channel;
 
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.protocol.ControlFrames;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.transport.FrameConnection;
+import io.rdmaflux.transport.FrameHandler;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportServer;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -33,6 +39,13 @@ import reactor.util.Loggers;
  * stream; only then is the sender told the stream arrived, so the sender's success includes
  * the handler's. With AUTO transport the receiver listens for RDMA (when usable) and TCP on
  * the same port number and takes whichever comes.
+ *
+ * <p>Only an authenticated sender gets anything from a receiver. A connection that fails its
+ * handshake (another program, another protocol version, a wrong key, silence past the
+ * handshake timeout) is answered with an ERROR frame where possible, logged at info level
+ * and forgotten. Until it authenticates a peer costs a small fixed amount and at most
+ * {@link #maxUnauthenticated(int)} of them are held; more are refused at once with
+ * {@link ErrorCode#BUSY}.
  */
 public final class FluxReceiver {
 
@@ -45,9 +58,15 @@ public final class FluxReceiver {
     private final Transport transport;
     private final ChannelOptions options;
     private final Function<? super InboundStream, ? extends Publisher<Void>> handler;
+    private final int maxUnauthenticated;
+
+    /** Default of {@link #maxUnauthenticated(int)}. */
+    public static final int DEFAULT_MAX_UNAUTHENTICATED = 32;
 
     private FluxReceiver(String host, int port, byte[] key, TransportKind kind, Transport transport,
-                         ChannelOptions options, Function<? super InboundStream, ? extends Publisher<Void>> handler) {
+                         ChannelOptions options, Function<? super InboundStream, ? extends Publisher<Void>> handler,
+                         int maxUnauthenticated) {
+        this.maxUnauthenticated = maxUnauthenticated;
         this.host = host;
         this.port = port;
         this.key = key;
@@ -59,12 +78,13 @@ public final class FluxReceiver {
 
     /** A receiver on all interfaces, port 7691, AUTO transport, default options. */
     public static FluxReceiver create() {
-        return new FluxReceiver("0.0.0.0", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults(), null);
+        return new FluxReceiver("0.0.0.0", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults(), null,
+                DEFAULT_MAX_UNAUTHENTICATED);
     }
 
     /** The local address to bind (default: all interfaces). */
     public FluxReceiver host(String host) {
-        return new FluxReceiver(Objects.requireNonNull(host), port, key, kind, transport, options, handler);
+        return new FluxReceiver(Objects.requireNonNull(host), port, key, kind, transport, options, handler, maxUnauthenticated);
     }
 
     /** The port to bind; 0 picks a free one (see {@link ReceiverServer#address()}). */
@@ -72,11 +92,11 @@ public final class FluxReceiver {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be between 0 and 65535, was " + port);
         }
-        return new FluxReceiver(host, port, key, kind, transport, options, handler);
+        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated);
     }
 
     public FluxReceiver key(byte[] key) {
-        return new FluxReceiver(host, port, key.clone(), kind, transport, options, handler);
+        return new FluxReceiver(host, port, key.clone(), kind, transport, options, handler, maxUnauthenticated);
     }
 
     public FluxReceiver key(String key) {
@@ -84,33 +104,51 @@ public final class FluxReceiver {
     }
 
     public FluxReceiver transport(TransportKind kind) {
-        return new FluxReceiver(host, port, key, Objects.requireNonNull(kind), null, options, handler);
+        return new FluxReceiver(host, port, key, Objects.requireNonNull(kind), null, options, handler, maxUnauthenticated);
     }
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxReceiver transport(Transport transport) {
-        return new FluxReceiver(host, port, key, TransportKind.AUTO, transport, options, handler);
+        return new FluxReceiver(host, port, key, TransportKind.AUTO, transport, options, handler, maxUnauthenticated);
     }
 
     public FluxReceiver options(ChannelOptions options) {
-        return new FluxReceiver(host, port, key, kind, transport, Objects.requireNonNull(options), handler);
+        return new FluxReceiver(host, port, key, kind, transport, Objects.requireNonNull(options), handler, maxUnauthenticated);
     }
 
     /** What to do with each stream; the returned publisher completes when the handler is done. */
     public FluxReceiver handle(Function<? super InboundStream, ? extends Publisher<Void>> handler) {
-        return new FluxReceiver(host, port, key, kind, transport, options, Objects.requireNonNull(handler));
+        return new FluxReceiver(host, port, key, kind, transport, options, Objects.requireNonNull(handler), maxUnauthenticated);
+    }
+
+    /**
+     * How many connections may be waiting to authenticate at once (default
+     * {@value #DEFAULT_MAX_UNAUTHENTICATED}); one more is refused at once with
+     * {@link ErrorCode#BUSY}. Each has the handshake timeout ({@link ChannelOptions}) to do it.
+     */
+    public FluxReceiver maxUnauthenticated(int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException("maxUnauthenticated must be at least 1, was " + max);
+        }
+        return new FluxReceiver(host, port, key, kind, transport, options, handler, max);
     }
 
     /** Binds and serves streams until the returned server is disposed. */
     public Mono<ReceiverServer> bind() {
-        return bind(session -> session.result().subscribe(null,
-                e -> log.warn("stream from {} failed: {}", session.peer(), e.getMessage())));
+        return Mono.defer(() -> bind(new Admission(maxUnauthenticated, false), session -> session.result().subscribe(
+                null, e -> {
+                    if (session.isAuthenticated()) {
+                        log.warn("stream from {} failed: {}", session.peer(), e.getMessage());
+                    } else {
+                        log.info("ignored a connection from {}: {}", session.peer(), e.getMessage());
+                    }
+                })));
     }
 
     /**
-     * Binds, serves the first stream whose sender is an rdma-flux peer, then unbinds. Completes
-     * (or fails) with that stream's outcome. Connections that never send a valid HELLO (port
-     * scanners, say) are logged and ignored. The same as {@code bindOne().flatMap(SingleStreamServer::outcome)}.
+     * Binds, serves the first stream whose sender authenticates, then unbinds. Completes (or
+     * fails) with that stream's outcome; connections that fail their handshake do not count.
+     * The same as {@code bindOne().flatMap(SingleStreamServer::outcome)}.
      */
     public Mono<Void> receiveOne() {
         return bindOne().flatMap(SingleStreamServer::outcome);
@@ -119,31 +157,40 @@ public final class FluxReceiver {
     /**
      * Binds for exactly one stream: the returned server knows its address at once (port 0
      * resolved), and its {@link SingleStreamServer#outcome()} is the stream's outcome, as
-     * {@link #receiveOne()} gives it.
+     * {@link #receiveOne()} gives it. The stream is the first sender's to authenticate; senders
+     * that authenticate after it are refused with {@link ErrorCode#BUSY}, and so are
+     * connections that arrive once it is taken.
      */
     public Mono<SingleStreamServer> bindOne() {
         return Mono.defer(() -> {
             Sinks.One<Void> outcome = Sinks.one();
-            AtomicBoolean taken = new AtomicBoolean();
-            return bind(session -> session.result().subscribe(
+            Admission admission = new Admission(maxUnauthenticated, true);
+            return bind(admission, session -> session.result().subscribe(
                     ok -> { },
                     e -> {
-                        if (session.peerIdentified() && taken.compareAndSet(false, true)) {
+                        if (admission.stream() == session) {
                             outcome.tryEmitError(e);
                         } else {
-                            log.warn("ignored a connection that is not an rdma-flux sender: {}", e.getMessage());
+                            log.info("ignored a connection from {}: {}", session.peer(), e.getMessage());
                         }
                     },
-                    () -> {
-                        if (taken.compareAndSet(false, true)) {
-                            outcome.tryEmitEmpty();
-                        }
-                    }))
-                    .map(server -> new One(server, outcome.asMono().doFinally(s -> server.dispose())));
+                    // Only the session that has the stream gets past METADATA, so only it completes.
+                    () -> outcome.tryEmitEmpty()))
+                    // The stream is cancelled in doFinally, after the cancel has reached the
+                    // sink: its failure then finds no cancelled subscriber to be dropped on.
+                    .map(server -> new One(server, admission, outcome.asMono()
+                            .doFinally(s -> {
+                                admission.close();
+                                ReceiverSession stream = admission.stream();
+                                if (s == SignalType.CANCEL && stream != null) {
+                                    stream.cancel();
+                                }
+                                server.dispose();
+                            })));
         });
     }
 
-    private Mono<ReceiverServer> bind(Consumer<ReceiverSession> onSession) {
+    private Mono<ReceiverServer> bind(Admission admission, Consumer<ReceiverSession> onSession) {
         if (key == null) {
             return Mono.error(new IllegalStateException("no key set"));
         }
@@ -153,8 +200,14 @@ public final class FluxReceiver {
         return Mono.defer(() -> {
             List<Transport> transports = transport != null ? List.of(transport) : Transports.select(kind);
             Consumer<FrameConnection> acceptor = c -> {
+                String refusal = admission.admit();
+                if (refusal != null) {
+                    log.info("refused {}: {}", c.describe(), refusal);
+                    refuse(c, refusal);
+                    return;
+                }
                 log.info("accepted {}", c.describe());
-                onSession.accept(new ReceiverSession(c, key, options, handler).start());
+                onSession.accept(new ReceiverSession(c, key, options, handler, admission).start());
             };
             // Bind the first transport, then the others on the port it got, so that all
             // transports share one port number.
@@ -173,7 +226,31 @@ public final class FluxReceiver {
         });
     }
 
-    private record One(ReceiverServer server, Mono<Void> outcome) implements SingleStreamServer {
+    /** Answers a connection that gets no session with one ERROR(BUSY) frame, and closes it. */
+    private static void refuse(FrameConnection c, String why) {
+        c.start(new FrameHandler() {
+            @Override
+            public void onControlFrame(FrameType type, ByteBuffer payload) {
+            }
+
+            @Override
+            public void onDataFrame(Chunk payload) {
+                payload.release();
+            }
+
+            @Override
+            public void onSendSlotFree() {
+            }
+
+            @Override
+            public void onClosed(Throwable cause) {
+            }
+        });
+        c.sendControl(FrameType.ERROR, ControlFrames.error(ErrorCode.BUSY, why));
+        c.close();
+    }
+
+    private record One(ReceiverServer server, Admission admission, Mono<Void> outcome) implements SingleStreamServer {
 
         @Override
         public InetSocketAddress address() {
@@ -187,6 +264,7 @@ public final class FluxReceiver {
 
         @Override
         public void dispose() {
+            admission.close();
             server.dispose();
         }
 

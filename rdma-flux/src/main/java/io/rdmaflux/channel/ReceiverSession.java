@@ -6,7 +6,6 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.Hello;
 import io.rdmaflux.protocol.ProtocolException;
-import io.rdmaflux.protocol.ProtocolVersion;
 import io.rdmaflux.protocol.StreamChecksum;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.FrameConnection;
@@ -16,6 +15,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
@@ -32,7 +33,14 @@ import reactor.util.concurrent.Queues;
  * <p>The application's handler gets an {@link InboundStream} and returns a {@code Publisher<Void>}
  * that completes when it has finished with the data (written and closed a file, say). Only
  * then does the sender get its END_ACK, so a sender's success means the receiver's consumer
- * succeeded too.
+ * succeeded too. The handler's data completes only after a verified END, and ends with the
+ * error if the session fails before; if the session fails after END but before the handler
+ * has completed, the handler's subscription is cancelled so that it does not commit (a file
+ * sink removes its partial file). Once the handler has completed, the stream has succeeded,
+ * whatever becomes of the END_ACK.
+ *
+ * <p>Until the sender has authenticated, the session counts against its receiver's
+ * {@link Admission} and the transport holds no receive slot for it.
  */
 final class ReceiverSession extends SessionBase {
 
@@ -42,6 +50,15 @@ final class ReceiverSession extends SessionBase {
     private static final long CANCEL_GRACE_MS = 3000;
 
     private final Function<? super InboundStream, ? extends Publisher<Void>> handler;
+    private final Admission admission;
+    private final AtomicBoolean handshakeCounted = new AtomicBoolean(true);
+    /** The handler's run, cancelled if the session fails before the handler completed. */
+    private final Disposable.Swap handlerRun = Disposables.swap();
+    /**
+     * Completes when the handler has ended (or was cancelled): a failure is reported after it,
+     * so that a tool exiting on the outcome does not cut short its sink's clean-up.
+     */
+    private final Sinks.Empty<Void> handlerEnded = Sinks.empty();
     private final Sinks.One<Session> accepted = Sinks.one();
     private final Sinks.One<Void> result = Sinks.one();
     private final StreamChecksum checksum = new StreamChecksum();
@@ -50,18 +67,18 @@ final class ReceiverSession extends SessionBase {
     private final int creditBatch;
     private final Sinks.Many<Chunk> inbound;
 
-    private volatile Hello peerHello;
     private volatile boolean streamStarted;
     private volatile boolean endVerified;
     private volatile boolean handlerDone;
     private volatile ProtocolException failure;
     private volatile boolean cancelled;
-    private volatile boolean magicSeen;
 
+    /** A session admitted by {@code admission} (which counts it until its handshake ends). */
     ReceiverSession(FrameConnection connection, byte[] key, ChannelOptions options,
-                           Function<? super InboundStream, ? extends Publisher<Void>> handler) {
-        super(connection, key, options);
+                    Function<? super InboundStream, ? extends Publisher<Void>> handler, Admission admission) {
+        super(connection, key, options, Hello.Role.RECEIVER);
         this.handler = handler;
+        this.admission = admission;
         // Credits bound what can arrive to the ring size, so this queue never overflows
         // unless the sender breaks the credit rule.
         this.inbound = Sinks.many().unicast().onBackpressureBuffer(
@@ -71,9 +88,13 @@ final class ReceiverSession extends SessionBase {
 
     /** Starts the session: sends HELLO and waits for the sender. */
     ReceiverSession start() {
-        begin(new Hello(Hello.Role.RECEIVER, localNonce, connection.maxFramePayload(),
-                connection.receiveSlots()).encode());
+        begin(new Hello(Hello.Role.RECEIVER, localNonce, connection.maxFramePayload(), connection.receiveSlots()));
         return this;
+    }
+
+    /** Cancels the stream on the application's behalf: the sender is told, the handler cancelled. */
+    void cancel() {
+        fail(new ProtocolException(ErrorCode.CANCELLED, "receiver cancelled the stream " + progress()));
     }
 
     /** Completes with the session once the sender has authenticated and sent its metadata. */
@@ -91,22 +112,9 @@ final class ReceiverSession extends SessionBase {
         return result.asMono();
     }
 
-    /**
-     * Whether the peer is an rdma-flux sender: its HELLO began with the protocol's magic (even
-     * if of another version). Connections that are not, such as port scanners, are ignored by
-     * {@link FluxReceiver#receiveOne()}.
-     */
-    boolean peerIdentified() {
-        return magicSeen;
-    }
-
     @Override
     void onControl(FrameType type, ByteBuffer payload) {
         switch (type) {
-            case HELLO -> {
-                magicSeen = payload.remaining() >= 4 && payload.getInt(payload.position()) == ProtocolVersion.MAGIC;
-                onHello(Hello.decode(payload));
-            }
             case AUTH -> onAuth(ControlFrames.decodeAuth(payload));
             case METADATA -> onMetadata(StreamMetadata.decode(payload));
             case END -> onEnd(ControlFrames.decodeEnd(payload));
@@ -114,23 +122,31 @@ final class ReceiverSession extends SessionBase {
         }
     }
 
-    private void onHello(Hello hello) {
-        if (peerHello != null || hello.role() != Hello.Role.SENDER) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected HELLO from " + connection.describe());
-        }
-        peerHello = hello;
+    @Override
+    void onHello(Hello hello) {
+        // The sender proves itself first.
     }
 
     private void onAuth(byte[] proof) {
-        if (peerHello == null || isAuthenticated()) {
+        if (isAuthenticated()) {
             throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected AUTH from sender");
         }
-        if (!authenticator.verify(Hello.Role.SENDER, peerHello.nonce(), localNonce, proof)) {
-            throw new ProtocolException(ErrorCode.AUTHENTICATION,
-                    "authentication failed: the sender at " + connection.describe() + " used a different key");
+        verifyPeerAuth(proof);
+        endHandshake();
+        if (!admission.claim(this)) {
+            throw new ProtocolException(ErrorCode.BUSY, "receiver busy: it already serves a stream");
         }
         markAuthenticated();
-        send(FrameType.AUTH, ByteBuffer.wrap(authenticator.proof(Hello.Role.RECEIVER, peerHello.nonce(), localNonce)));
+        // The ring must be ready before the sender learns its credits from our AUTH.
+        connection.acceptData();
+        sendAuth();
+    }
+
+    /** The handshake is over (authenticated or failed): the session no longer counts as pending. */
+    private void endHandshake() {
+        if (handshakeCounted.compareAndSet(true, false)) {
+            admission.handshakeEnded();
+        }
     }
 
     private void onMetadata(StreamMetadata metadata) {
@@ -144,10 +160,11 @@ final class ReceiverSession extends SessionBase {
         try {
             done = handler.apply(new Stream(session));
         } catch (RuntimeException e) {
+            handlerEnded.tryEmitEmpty();
             // A handler may refuse a stream with its own code (an unknown codec, say).
             throw ProtocolException.wrap(e, ErrorCode.SINK_FAILED);
         }
-        Mono.from(done).subscribe(null, this::onHandlerError, this::onHandlerComplete);
+        handlerRun.update(Mono.from(done).subscribe(null, this::onHandlerError, this::onHandlerComplete));
     }
 
     @Override
@@ -205,6 +222,7 @@ final class ReceiverSession extends SessionBase {
 
     private void onHandlerComplete() {
         handlerDone = true;
+        handlerEnded.tryEmitEmpty();
         if (!endVerified) {
             fail(new ProtocolException(ErrorCode.CANCELLED, "receiver stopped reading " + progress()));
             return;
@@ -214,6 +232,7 @@ final class ReceiverSession extends SessionBase {
 
     private void onHandlerError(Throwable t) {
         handlerDone = true;
+        handlerEnded.tryEmitEmpty();
         fail(ProtocolException.wrap(t, ErrorCode.SINK_FAILED));
     }
 
@@ -245,14 +264,25 @@ final class ReceiverSession extends SessionBase {
     @Override
     void onFailed(ProtocolException error) {
         failure = error;
+        endHandshake();
+        boolean reading = subscribed.get();
         // The inbound stream may be over already (END verified, then the handler failed while
         // writing): then the failure is reported through result() alone, not dropped loudly.
         while (inbound.tryEmitError(error) == Sinks.EmitResult.FAIL_NON_SERIALIZED) {
             Thread.onSpinWait();
         }
+        if (!handlerDone && (endVerified || !reading)) {
+            // A handler that reads the stream learns of the failure from it, with the reason.
+            // After END the stream has completed and cannot carry it: without this the handler
+            // would commit a stream that failed (a sender interrupted after END, a connection
+            // lost before the END_ACK could go). Nor can it reach a handler that never read.
+            handlerRun.dispose();
+            // A cancelled handler says nothing more; its clean-up is its own to finish.
+            handlerEnded.tryEmitEmpty();
+        }
         releaseUnclaimed();
         accepted.tryEmitError(error);
-        afterClose(() -> result.tryEmitError(error));
+        afterClose(streamStarted ? handlerEnded.asMono() : Mono.empty(), () -> result.tryEmitError(error));
     }
 
     /** If the application never subscribed, nobody will release what is queued: drain it here. */

@@ -16,6 +16,7 @@ import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
 
 /**
@@ -35,7 +36,6 @@ final class SenderSession extends SessionBase {
     private final Upstream upstream = new Upstream();
 
     // Flow state, guarded by "this".
-    private Hello peerHello;
     private int credits;
     private int inFlight;
     private long requested;
@@ -46,7 +46,7 @@ final class SenderSession extends SessionBase {
 
     SenderSession(FrameConnection connection, byte[] key, ChannelOptions options, StreamMetadata metadata,
                          Function<Session, ? extends Publisher<Chunk>> body) {
-        super(connection, key, options);
+        super(connection, key, options, Hello.Role.SENDER);
         this.metadata = metadata;
         this.body = body;
     }
@@ -55,15 +55,19 @@ final class SenderSession extends SessionBase {
     Mono<Void> run() {
         return result.asMono()
                 .doOnSubscribe(s -> begin(new Hello(Hello.Role.SENDER, localNonce, options.frameSize(),
-                        options.receiveSlots()).encode()))
-                .doOnCancel(() -> fail(new ProtocolException(ErrorCode.CANCELLED, "sender cancelled the stream "
-                        + progress())));
+                        options.receiveSlots())))
+                // After the cancel has reached the sink, so that the failure is not dropped
+                // (and logged as such) on the subscriber that cancelled.
+                .doFinally(s -> {
+                    if (s == SignalType.CANCEL) {
+                        fail(new ProtocolException(ErrorCode.CANCELLED, "sender cancelled the stream " + progress()));
+                    }
+                });
     }
 
     @Override
     void onControl(FrameType type, ByteBuffer payload) {
         switch (type) {
-            case HELLO -> onHello(Hello.decode(payload));
             case AUTH -> onAuth(ControlFrames.decodeAuth(payload));
             case CREDIT -> onCredit(ControlFrames.decodeCredit(payload));
             case END_ACK -> onEndAck(ControlFrames.decodeEndAck(payload));
@@ -71,24 +75,20 @@ final class SenderSession extends SessionBase {
         }
     }
 
-    private synchronized void onHello(Hello hello) {
-        if (peerHello != null || hello.role() != Hello.Role.RECEIVER) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected HELLO from " + connection.describe());
-        }
-        peerHello = hello;
-        send(FrameType.AUTH, ByteBuffer.wrap(authenticator.proof(Hello.Role.SENDER, localNonce, hello.nonce())));
+    @Override
+    void onHello(Hello hello) {
+        // The sender proves itself first, so that a receiver with another key learns it
+        // before it gives anything away.
+        sendAuth();
     }
 
     private void onAuth(byte[] proof) {
         Session session;
         synchronized (this) {
-            if (peerHello == null || isAuthenticated()) {
+            if (isAuthenticated()) {
                 throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected AUTH from receiver");
             }
-            if (!authenticator.verify(Hello.Role.RECEIVER, localNonce, peerHello.nonce(), proof)) {
-                throw new ProtocolException(ErrorCode.AUTHENTICATION,
-                        "authentication failed: the receiver at " + connection.describe() + " does not know the key");
-            }
+            verifyPeerAuth(proof);
             markAuthenticated();
             credits = peerHello.receiveSlots();
             send(FrameType.METADATA, metadata.encode());

@@ -3,11 +3,17 @@ package io.rdmaflux.channel;
 import io.rdmaflux.protocol.Authenticator;
 import io.rdmaflux.protocol.ControlFrames;
 import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.FrameSeal;
 import io.rdmaflux.protocol.FrameType;
+import io.rdmaflux.protocol.Hello;
 import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.ProtocolVersion;
+import io.rdmaflux.protocol.SessionKeys;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.FrameHandler;
 import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.Disposable;
@@ -17,20 +23,33 @@ import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * What the sending and receiving ends of a stream share: the connection, the shared key, the
- * liveness timer (heartbeats, idle and handshake timeouts) and the one-way door to a final
- * outcome. Subclasses handle the frames of their role.
+ * What the sending and receiving ends of a stream share: the connection, the handshake's keys,
+ * the sealing of control frames, the liveness timer (heartbeats, idle and handshake timeouts)
+ * and the one-way door to a final outcome. Subclasses handle the frames of their role.
+ *
+ * <p>Every control frame a side sends after its own AUTH is sealed ({@link FrameSeal}); every
+ * frame from the peer after the peer's AUTH verified must open, or the stream fails. Before
+ * that, only HELLO (first), AUTH, PING and ERROR are taken from the peer, and its ERROR frames
+ * may not choose any code but a few ({@link #UNAUTHENTICATED_CODES}).
  */
 abstract class SessionBase implements FrameHandler {
 
     static final Logger log = Loggers.getLogger("io.rdmaflux.engine");
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     private static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(6);
+    /**
+     * The codes an unauthenticated peer's ERROR may carry; any other becomes PROTOCOL, so that
+     * whoever can reach the port cannot pass off a failure as, say, a checksum mismatch. (One
+     * that closes the connection gets TRUNCATED anyway, so TIMEOUT gives nothing away.)
+     */
+    static final Set<ErrorCode> UNAUTHENTICATED_CODES = EnumSet.of(ErrorCode.PROTOCOL, ErrorCode.VERSION,
+            ErrorCode.AUTHENTICATION, ErrorCode.BUSY, ErrorCode.TIMEOUT);
 
     final FrameConnection connection;
-    final Authenticator authenticator;
     final ChannelOptions options;
     final byte[] localNonce = Authenticator.newNonce();
+    private final Authenticator authenticator;
+    private final Hello.Role role;
 
     private final AtomicBoolean finished = new AtomicBoolean();
     private final long startedAt = System.nanoTime();
@@ -39,25 +58,66 @@ abstract class SessionBase implements FrameHandler {
     private volatile boolean authenticated;
     private Disposable timer;
 
-    SessionBase(FrameConnection connection, byte[] key, ChannelOptions options) {
+    /** This side's HELLO payload as sent; set by {@link #begin}. */
+    private ByteBuffer localHello;
+    /** The peer's HELLO, once it arrived and decoded. */
+    volatile Hello peerHello;
+    /** The connection's keys, once both HELLOs are known. */
+    volatile SessionKeys keys;
+    /** Seals what this side sends after its AUTH; guarded by {@link #sendLock}. */
+    private FrameSeal outgoing;
+    /** Opens what the peer sends after its AUTH; used on the transport's thread only. */
+    private volatile FrameSeal incoming;
+    /** Sealing counts frames: the counter and the transport's order must agree. */
+    private final Object sendLock = new Object();
+
+    SessionBase(FrameConnection connection, byte[] key, ChannelOptions options, Hello.Role role) {
         this.connection = connection;
         this.authenticator = new Authenticator(key);
         this.options = options;
+        this.role = role;
     }
 
     /** Starts frame delivery and the liveness timer, then sends this side's HELLO. */
-    final void begin(ByteBuffer hello) {
+    final void begin(Hello hello) {
+        localHello = hello.encode().asReadOnlyBuffer();
         long period = options.heartbeat().toMillis();
         timer = Schedulers.parallel().schedulePeriodically(this::tick, period, period, TimeUnit.MILLISECONDS);
         // HELLO goes out before frames are delivered, so no reply to the peer's HELLO can
         // overtake it.
-        send(FrameType.HELLO, hello);
+        send(FrameType.HELLO, localHello.duplicate());
         connection.start(this);
     }
 
+    /** Queues a control frame, sealed once this side has sent its AUTH. */
     final void send(FrameType type, ByteBuffer payload) {
-        lastSent = System.nanoTime();
-        connection.sendControl(type, payload);
+        synchronized (sendLock) {
+            lastSent = System.nanoTime();
+            FrameSeal seal = outgoing;
+            connection.sendControl(type, seal == null ? payload : seal.seal(type, payload));
+        }
+    }
+
+    /** Sends this side's AUTH; every frame after it is sealed. */
+    final void sendAuth() {
+        synchronized (sendLock) {
+            send(FrameType.AUTH, ByteBuffer.wrap(keys.proof(role)));
+            outgoing = keys.seal(role);
+        }
+    }
+
+    /**
+     * Verifies the peer's AUTH; from the next frame on, the peer's frames must be sealed.
+     *
+     * @throws ProtocolException AUTHENTICATION when the proof does not verify
+     */
+    final void verifyPeerAuth(byte[] proof) {
+        Hello.Role peer = role == Hello.Role.SENDER ? Hello.Role.RECEIVER : Hello.Role.SENDER;
+        if (!keys.verify(peer, proof)) {
+            throw new ProtocolException(ErrorCode.AUTHENTICATION, "authentication failed: the " + peerRole()
+                    + " at " + connection.describe() + " used a different key (or the handshake was altered on the way)");
+        }
+        incoming = keys.seal(peer);
     }
 
     final void markAuthenticated() {
@@ -95,9 +155,26 @@ abstract class SessionBase implements FrameHandler {
             return;
         }
         try {
+            if (type != FrameType.METADATA && payload.remaining() > ProtocolVersion.MAX_SMALL_CONTROL_PAYLOAD) {
+                // Transports may check this earlier (TCP does, before reading the payload).
+                throw new ProtocolException(ErrorCode.PROTOCOL, type + " frame of " + payload.remaining()
+                        + " bytes is too large");
+            }
+            FrameSeal seal = incoming;
+            if (seal != null) {
+                payload = seal.open(type, payload);
+            } else if (peerHello == null && type != FrameType.HELLO && type != FrameType.ERROR) {
+                throw new ProtocolException(ErrorCode.VERSION, connection.describe() + " is not an rdma-flux "
+                        + peerRole() + " (its first frame was " + type + ", not HELLO)");
+            } else if (type != FrameType.HELLO && type != FrameType.AUTH && type != FrameType.ERROR
+                    && type != FrameType.PING) {
+                throw new ProtocolException(ErrorCode.PROTOCOL, type + " frame from the " + peerRole()
+                        + " before it authenticated");
+            }
             switch (type) {
                 case PING -> { }
-                case ERROR -> failFromPeer(ControlFrames.decodeError(payload));
+                case ERROR -> failFromPeer(ControlFrames.decodeError(payload), seal != null);
+                case HELLO -> onPeerHello(payload);
                 default -> onControl(type, payload);
             }
         } catch (ProtocolException e) {
@@ -107,12 +184,30 @@ abstract class SessionBase implements FrameHandler {
         }
     }
 
+    private void onPeerHello(ByteBuffer payload) {
+        if (peerHello != null) {
+            throw new ProtocolException(ErrorCode.PROTOCOL, "a second HELLO from " + connection.describe());
+        }
+        ByteBuffer asSent = ByteBuffer.allocate(payload.remaining()).put(payload.duplicate()).flip();
+        Hello hello = Hello.decode(payload);
+        if (hello.role() == role) {
+            throw new ProtocolException(ErrorCode.PROTOCOL, connection.describe() + " is an rdma-flux "
+                    + (role == Hello.Role.SENDER ? "sender" : "receiver") + " too; a sender connects to a receiver");
+        }
+        keys = role == Hello.Role.SENDER ? authenticator.keys(localHello, asSent) : authenticator.keys(asSent, localHello);
+        peerHello = hello;
+        onHello(hello);
+    }
+
     /** Marks the peer alive; for data frames, which bypass {@link #onControlFrame}. */
     final void heard() {
         lastHeard = System.nanoTime();
     }
 
-    /** Handles every control frame but PING and ERROR. */
+    /** The peer's HELLO arrived and checked out; {@link #keys} are known. */
+    abstract void onHello(Hello hello);
+
+    /** Handles every control frame but HELLO, PING and ERROR, its seal (if any) removed. */
     abstract void onControl(FrameType type, ByteBuffer payload);
 
     /**
@@ -125,20 +220,29 @@ abstract class SessionBase implements FrameHandler {
         }
         log.debug("stream failed locally: {}", error.getMessage());
         try {
-            connection.sendControl(FrameType.ERROR, ControlFrames.error(error.code(), error.getMessage()));
+            send(FrameType.ERROR, ControlFrames.error(error.code(), error.getMessage()));
         } finally {
             connection.close();
             onFailed(error);
         }
     }
 
-    /** Ends the session because the peer sent an ERROR frame. */
-    final void failFromPeer(ProtocolException peerError) {
+    /**
+     * Ends the session because the peer sent an ERROR frame; an unauthenticated peer's code
+     * is kept only if it is one of {@link #UNAUTHENTICATED_CODES}.
+     */
+    private void failFromPeer(ProtocolException peerError, boolean authentic) {
         if (!finish()) {
             return;
         }
         connection.close();
-        onFailed(new ProtocolException(peerError.code(), peerRole() + " reported: " + peerError.getMessage()));
+        ErrorCode code = peerError.code();
+        if (!authentic && !UNAUTHENTICATED_CODES.contains(code)) {
+            log.debug("{} sent error code {} before it authenticated; taken as a protocol error",
+                    connection.describe(), code);
+            code = ErrorCode.PROTOCOL;
+        }
+        onFailed(new ProtocolException(code, peerRole() + " reported: " + peerError.getMessage()));
     }
 
     /** Ends the session successfully and closes the connection after what is queued. */
@@ -156,14 +260,26 @@ abstract class SessionBase implements FrameHandler {
      * exits on the outcome would otherwise cut off its own END_ACK or ERROR.
      */
     final void afterClose(Runnable report) {
+        afterClose(Mono.empty(), report);
+    }
+
+    /** As {@link #afterClose(Runnable)}, once {@code alsoAwait} has completed too (same bound). */
+    final void afterClose(Mono<Void> alsoAwait, Runnable report) {
         connection.onClose()
                 .timeout(CLOSE_WAIT, Mono.empty())
+                .then(alsoAwait.timeout(CLOSE_WAIT, Mono.empty()))
                 .subscribe(null, e -> report.run(), report);
     }
 
     @Override
     public final void onClosed(Throwable cause) {
         if (isFinished()) {
+            return;
+        }
+        if (cause instanceof ProtocolException broken) {
+            // The peer broke the framing: before its HELLO, it is no rdma-flux peer at all.
+            fail(peerHello != null ? broken : new ProtocolException(ErrorCode.VERSION, connection.describe()
+                    + " is not an rdma-flux " + peerRole() + " (" + broken.getMessage() + ")"));
             return;
         }
         String why = cause == null ? "closed the connection" : "connection failed: " + describe(cause);

@@ -11,7 +11,9 @@ public interface SingleStreamServer extends ReceiverServer {
 
     /**
      * Completes when the one stream was received whole and its handler finished, or fails with
-     * its error; the server is disposed then. Cancelling it disposes the server. Subscribe once.
+     * its error; the server is disposed then. Cancelling it cancels the stream in progress (the
+     * sender gets ERROR(CANCELLED), the handler's data ends with that error) and disposes the
+     * server. Subscribe once.
      */
     Mono<Void> outcome();
 }

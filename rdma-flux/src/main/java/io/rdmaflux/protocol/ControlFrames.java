@@ -46,7 +46,7 @@ public final class ControlFrames {
         return read(b, 8).getLong();
     }
 
-    /** AUTH: a 32-byte HMAC proof. */
+    /** AUTH: a 32-byte HMAC proof ({@link SessionKeys#proof}). */
     public static byte[] decodeAuth(ByteBuffer b) {
         byte[] proof = new byte[32];
         read(b, 32).get(proof);
@@ -60,13 +60,16 @@ public final class ControlFrames {
         return ByteBuffer.allocate(4 + len).putShort((short) code.wire()).putShort((short) len).put(m, 0, len).flip();
     }
 
-    /** Decodes an ERROR frame into the exception it describes, with the peer's words. */
+    /**
+     * Decodes an ERROR frame into the exception it describes, with the peer's words made safe
+     * to print ({@link RemoteText#sanitize}).
+     */
     public static ProtocolException decodeError(ByteBuffer b) {
         try {
             ErrorCode code = ErrorCode.ofWire(Short.toUnsignedInt(b.getShort()));
             byte[] m = new byte[Short.toUnsignedInt(b.getShort())];
             b.get(m);
-            return new ProtocolException(code, new String(m, StandardCharsets.UTF_8));
+            return new ProtocolException(code, RemoteText.sanitize(new String(m, StandardCharsets.UTF_8)));
         } catch (BufferUnderflowException e) {
             return new ProtocolException(ErrorCode.PROTOCOL, "malformed ERROR frame");
         }

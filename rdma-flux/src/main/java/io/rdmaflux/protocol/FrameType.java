@@ -1,13 +1,13 @@
 package io.rdmaflux.protocol;
 
 /**
- * The kinds of frame in protocol version 1; {@code docs/protocol.md} gives each one's layout.
+ * The kinds of frame in protocol version 2; {@code docs/protocol.md} gives each one's layout.
  * The code is the byte that identifies the frame on the wire.
  */
 public enum FrameType {
     /** Magic, version, role, nonce; the receiver's also carries its ring size and slot size. */
     HELLO(1),
-    /** HMAC-SHA256 proof that the sender of the frame knows the shared key. */
+    /** HMAC-SHA256 proof that the sender of the frame knows the shared key and saw both HELLOs. */
     AUTH(2),
     /** Stream metadata: codec chain, name, size. Sender to receiver, once, before data. */
     METADATA(3),

@@ -69,7 +69,7 @@ public record StreamMetadata(Map<String, String> attributes) {
         for (Map.Entry<String, String> e : attributes.entrySet()) {
             size += 6 + utf8(e.getKey()).length + utf8(e.getValue()).length;
         }
-        if (size > ProtocolVersion.MAX_CONTROL_PAYLOAD || attributes.size() > MAX_ATTRIBUTES) {
+        if (size > ProtocolVersion.MAX_CONTROL_PAYLOAD - FrameSeal.TAG_BYTES || attributes.size() > MAX_ATTRIBUTES) {
             throw new IllegalArgumentException("stream metadata too large (" + size + " bytes)");
         }
         ByteBuffer b = ByteBuffer.allocate(size);

@@ -21,6 +21,20 @@ public interface FrameConnection {
     /** Starts delivering frames to {@code handler}. Called once, before any send. */
     void start(FrameHandler handler);
 
+    /**
+     * The peer has authenticated and is about to be given credits: from now on this side takes
+     * data frames and METADATA-sized control frames. Until this is called a transport holds no
+     * receive slot for the connection, treats a DATA frame as a protocol error and refuses
+     * control frames larger than {@link io.rdmaflux.protocol.ProtocolVersion#MAX_SMALL_CONTROL_PAYLOAD},
+     * so that a peer that never authenticates costs a small fixed amount. The receive ring must
+     * be ready for frames sent after any frame queued after this call (on RDMA: registered and
+     * posted before this returns). A sender, which receives no data, never calls it. Idempotent.
+     *
+     * <p>The default does nothing, for transports that set everything up front.
+     */
+    default void acceptData() {
+    }
+
     /** Queues a control frame; the payload (position to limit) is copied before returning. */
     void sendControl(FrameType type, ByteBuffer payload);
 

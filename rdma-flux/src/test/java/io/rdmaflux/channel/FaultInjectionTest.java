@@ -12,6 +12,7 @@ import io.rdmaflux.transport.memory.MemoryTransport;
 import io.rdmaflux.transport.memory.MemoryTransport.Verdict;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -114,16 +115,25 @@ class FaultInjectionTest {
     }
 
     @Test
-    void aPeerOfAnotherVersionIsRefusedWithBothVersionsNamed() {
+    void aPeerOfAnotherVersionIsRefusedWithBothVersionsNamedAndTheReceiverKeepsListening() {
+        AtomicBoolean first = new AtomicBoolean(true);
         MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) -> {
-            if (type == FrameType.HELLO && fromSender) {
+            if (type == FrameType.HELLO && fromSender && first.getAndSet(false)) {
                 payload.putShort(4, (short) 9);
             }
             return Verdict.DELIVER;
         });
-        Outcome o = run(t, 1);
-        assertCode(o.receiver(), ErrorCode.VERSION, "version 9");
-        assertCode(o.sender(), ErrorCode.VERSION, "receiver reported: peer speaks protocol version 9");
+        int port = PORTS.incrementAndGet();
+        Mono<Void> receiver = FluxReceiver.create().port(port).key("k").transport(t).options(OPTIONS)
+                .handle(in -> in.receive().then())
+                .receiveOne()
+                .cache();
+        receiver.subscribe(v -> { }, e -> { });
+        FluxSender sender = FluxSender.create().port(port).key("k").transport(t).options(OPTIONS);
+        assertCode(outcome(sender.send(Mono.just(ByteBuffer.allocate(10)))), ErrorCode.VERSION,
+                "receiver reported: peer speaks protocol version 9");
+        assertThat(outcome(sender.send(Mono.just(ByteBuffer.allocate(10))))).as("a sender of this version").isNull();
+        assertThat(outcome(receiver)).isNull();
     }
 
     @Test

@@ -48,17 +48,17 @@ class NonBlockingTest {
             receiver.block(Duration.ofSeconds(10));
             assertThat(got.toByteArray()).isEqualTo(data);
 
-            // A failure path too: a wrong key ends both sides.
-            int port2 = freePort();
-            Mono<Void> refusing = FluxReceiver.create().host("127.0.0.1").port(port2).key("a").transport(tcp)
-                    .handle(in -> in.receive().then()).receiveOne().cache();
-            refusing.subscribe(v -> { }, e -> { });
-            Mono<Void> wrong = FluxSender.create().host("127.0.0.1").port(port2).key("b").transport(tcp)
-                    .send(Flux.just(java.nio.ByteBuffer.allocate(10)));
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> wrong.block(Duration.ofSeconds(10)))
-                    .hasMessageContaining("authentication failed");
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> refusing.block(Duration.ofSeconds(10)))
-                    .hasMessageContaining("authentication failed");
+            // A failure path too: a wrong key ends the sender; the receiver forgets it.
+            SingleStreamServer refusing = FluxReceiver.create().host("127.0.0.1").port(0).key("a").transport(tcp)
+                    .handle(in -> in.receive().then()).bindOne().block(Duration.ofSeconds(10));
+            try {
+                Mono<Void> wrong = FluxSender.create().host("127.0.0.1").port(refusing.address().getPort()).key("b")
+                        .transport(tcp).send(Flux.just(java.nio.ByteBuffer.allocate(10)));
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> wrong.block(Duration.ofSeconds(10)))
+                        .hasMessageContaining("authentication failed");
+            } finally {
+                refusing.dispose();
+            }
             assertThat(dropped.get()).as("errors dropped (BlockHound reports blocking calls this way)").isZero();
         } finally {
             Hooks.resetOnErrorDropped();

@@ -1,6 +1,7 @@
 package io.rdmaflux.transport.tcp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.rdmaflux.buffer.BufferPool;
@@ -16,23 +17,32 @@ import java.nio.ByteBuffer;
  * Splits the TCP byte stream into frames, each DATA payload into a slot of the connection's
  * fixed receive ring; a DATA frame that finds no free slot means the sender broke the credit
  * rule. With {@link SlotReadAllocator} installed, the socket reads land directly where
- * {@link #nextReadBuffer()} says (header, control buffer or slot) and nothing is copied; any
- * other buffer Netty delivers is copied in, byte for byte the same.
+ * {@link #nextReadBuffer} says (header or slot) and data is never copied; control payloads,
+ * and any other buffer Netty delivers, are copied in, byte for byte the same.
+ *
+ * <p>Until {@link #acceptData()} (the peer has authenticated) a connection costs only its
+ * 8-byte header and, while a control frame is being read, that frame's payload on the heap:
+ * DATA frames are refused before a slot is taken, and control frames are limited to
+ * {@link ProtocolVersion#MAX_SMALL_CONTROL_PAYLOAD}. A framing error stops decoding and is
+ * reported to the engine, which answers ERROR and closes; bytes that follow are discarded.
  */
 final class FrameDecoder extends ChannelInboundHandlerAdapter {
+
+    /** Size of the throw-away buffers that reads go to after a framing error. */
+    private static final int DISCARD_BYTES = 4096;
 
     private final BufferPool ring;
     /** Events that arrived before the engine attached; replayed in order by {@link #attach}. */
     private final java.util.ArrayDeque<java.util.function.Consumer<FrameHandler>> early = new java.util.ArrayDeque<>();
     private FrameHandler handler;
     private final ByteBuffer header = ByteBuffer.allocateDirect(ProtocolVersion.HEADER_BYTES);
-    /** Where control payloads are read; copied out on delivery (they are small). */
-    private final ByteBuffer controlArea = ByteBuffer.allocateDirect(ProtocolVersion.MAX_CONTROL_PAYLOAD);
     /** The buffer last given to the socket read, whose bytes are already in place. */
     private ByteBuf handedOut;
 
+    private boolean dataAccepted;
     private FrameType type;
     private Chunk slot;
+    /** The control payload being read: a heap buffer of exactly its length, handed to the engine as is. */
     private ByteBuffer control;
     private boolean failed;
 
@@ -49,6 +59,11 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         while (!early.isEmpty()) {
             early.poll().accept(h);
         }
+    }
+
+    /** From now on DATA frames take receive slots, and METADATA-sized control frames are read. */
+    void acceptData() {
+        dataAccepted = true;
     }
 
     private void emit(java.util.function.Consumer<FrameHandler> event) {
@@ -76,9 +91,10 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
                 copyIn(in);
             }
         } catch (ProtocolException e) {
+            // The engine answers ERROR and closes; until then, whatever arrives is discarded.
             failed = true;
+            dropPartialFrame();
             emit(h -> h.onClosed(e));
-            ctx.close();
         } finally {
             in.release();
         }
@@ -91,17 +107,23 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
     /** Bytes the next read may take: the rest of the current header, control frame or slot. */
     int nextReadSize() {
-        return failed ? ProtocolVersion.HEADER_BYTES : target().remaining();
+        return failed ? DISCARD_BYTES : target().remaining();
     }
 
     /**
-     * A buffer over the region where the next bytes belong, for the socket to read into.
-     * Its capacity is exactly that region, so a read never crosses a frame boundary.
+     * A buffer for the socket to read into, never crossing a frame boundary: over the header or
+     * slot region where the next bytes belong (read in place), or, for a control payload or
+     * after a framing error, a pooled buffer whose bytes are copied or dropped.
      */
-    ByteBuf nextReadBuffer() {
-        ByteBuffer region = failed ? ByteBuffer.allocateDirect(ProtocolVersion.HEADER_BYTES)
-                : target().slice(target().position(), target().remaining());
-        handedOut = io.netty.buffer.Unpooled.wrappedBuffer(region).clear();
+    ByteBuf nextReadBuffer(ByteBufAllocator alloc) {
+        if (failed) {
+            return alloc.directBuffer(DISCARD_BYTES);
+        }
+        ByteBuffer target = target();
+        if (target == control) {
+            return alloc.directBuffer(control.remaining());
+        }
+        handedOut = io.netty.buffer.Unpooled.wrappedBuffer(target.slice(target.position(), target.remaining())).clear();
         return handedOut;
     }
 
@@ -136,6 +158,9 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         int length = header.getInt();
         header.clear();
         if (t == FrameType.DATA) {
+            if (!dataAccepted) {
+                throw new ProtocolException(ErrorCode.PROTOCOL, "DATA frame before authentication");
+            }
             if (length <= 0 || length > ring.bufferSize()) {
                 throw new ProtocolException(ErrorCode.PROTOCOL, "DATA frame of " + length
                         + " bytes exceeds the receive slot size " + ring.bufferSize());
@@ -147,10 +172,12 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             }
             slot.buffer().limit(length);
         } else {
-            if (length < 0 || length > ProtocolVersion.MAX_CONTROL_PAYLOAD) {
-                throw new ProtocolException(ErrorCode.PROTOCOL, t + " frame of " + length + " bytes is too large");
+            int max = dataAccepted ? ProtocolVersion.MAX_CONTROL_PAYLOAD : ProtocolVersion.MAX_SMALL_CONTROL_PAYLOAD;
+            if (length < 0 || length > max) {
+                throw new ProtocolException(ErrorCode.PROTOCOL, t + " frame of " + Integer.toUnsignedString(length)
+                        + " bytes is too large (at most " + max + " here)");
             }
-            control = controlArea.clear().limit(length);
+            control = ByteBuffer.allocate(length);
         }
         type = t;
         if (length == 0) {
@@ -167,9 +194,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             c.buffer().flip();
             emit(h -> h.onDataFrame(c));
         } else {
-            control.flip();
-            // The control area is reused for the next frame; the engine may get this one later.
-            ByteBuffer c = ByteBuffer.allocate(control.remaining()).put(control).flip();
+            ByteBuffer c = control.flip();
             control = null;
             emit(h -> h.onControlFrame(t, c));
         }
@@ -195,6 +220,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     }
 
     private void dropPartialFrame() {
+        control = null;
         if (slot != null) {
             slot.release();
             slot = null;

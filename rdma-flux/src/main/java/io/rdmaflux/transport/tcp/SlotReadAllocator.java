@@ -9,7 +9,8 @@ import io.netty.util.UncheckedBooleanSupplier;
 /**
  * Lets the kernel read straight into the receive ring. Instead of a fresh buffer per read,
  * Netty gets from the decoder exactly the region where the next bytes belong: the rest of a
- * frame header, or the unfilled part of the frame's own receive slot. A read therefore never
+ * frame header, or the unfilled part of the frame's own receive slot (control payloads, which
+ * are small, go through a pooled buffer sized to what is left of them). A read therefore never
  * crosses a frame boundary and data payloads are never copied after the socket read, as on
  * RDMA, where the network card writes into posted receive buffers.
  */
@@ -39,7 +40,7 @@ final class SlotReadAllocator implements RecvByteBufAllocator {
 
         @Override
         public ByteBuf allocate(ByteBufAllocator alloc) {
-            return decoder.nextReadBuffer();
+            return decoder.nextReadBuffer(alloc);
         }
 
         @Override

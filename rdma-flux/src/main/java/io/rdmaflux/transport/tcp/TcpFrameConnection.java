@@ -55,6 +55,11 @@ final class TcpFrameConnection implements FrameConnection {
     }
 
     @Override
+    public void acceptData() {
+        channel.eventLoop().execute(decoder::acceptData);
+    }
+
+    @Override
     public void sendControl(FrameType type, ByteBuffer payload) {
         ByteBuf frame = channel.alloc().buffer(ProtocolVersion.HEADER_BYTES + payload.remaining());
         writeHeader(frame, type, payload.remaining());

@@ -156,6 +156,7 @@ public final class MemoryTransport implements Transport {
         final reactor.core.publisher.Sinks.Empty<Void> closedSignal = reactor.core.publisher.Sinks.empty();
         volatile Side peer;
         volatile FrameHandler handler;
+        volatile boolean dataAccepted;
 
         Side(String name, TransportOptions options, boolean isClient) {
             this.name = name;
@@ -180,6 +181,11 @@ public final class MemoryTransport implements Transport {
                     early.poll().run();
                 }
             }, () -> { });
+        }
+
+        @Override
+        public void acceptData() {
+            dataAccepted = true;
         }
 
         @Override
@@ -236,6 +242,12 @@ public final class MemoryTransport implements Transport {
             }
             if (type != FrameType.DATA) {
                 h.onControlFrame(type, payload);
+                return;
+            }
+            if (!dataAccepted) {
+                // As the real transports: no receive slot for a peer that has not authenticated.
+                h.onClosed(new ProtocolException(ErrorCode.PROTOCOL, "DATA frame before authentication"));
+                close();
                 return;
             }
             Chunk slot;

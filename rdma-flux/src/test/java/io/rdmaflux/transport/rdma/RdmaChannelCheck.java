@@ -4,6 +4,7 @@ import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.channel.ReceiverServer;
+import io.rdmaflux.channel.SingleStreamServer;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.Transport;
@@ -16,12 +17,15 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 
 /**
  * The channel over real RDMA, in one JVM inside the Soft-RoCE guest: whole streams compared by
  * SHA-256 in both directions (rxe1 to rxe0 and rxe0 to rxe1), empty and 1-byte streams, a slow
- * consumer that makes the sender wait on credits, a wrong key, and at the end a check that no
+ * consumer that makes the sender wait on credits, a wrong key, a second sender and a wrong key
+ * while a stream runs (refused, the stream intact), and at the end a check that no
  * connection, listener or registered byte is left. Prints one line per check; exits 0 when all
  * pass, 1 otherwise. The script runs it with {@code -Drdmaflux.rdma.rnrRetry=0}: a single
  * receiver-not-ready would fail a stream, so passing proves the credits keep receives posted.
@@ -54,6 +58,8 @@ public final class RdmaChannelCheck {
         check("odd sizes across frame boundaries", () -> stream(rdma, small, b, a, 3 * 16 * 1024 + 1, 0));
         check("slow consumer (sender waits on credits)", () -> slowConsumer(rdma, small, b, a, 2_000_000, 2));
         check("wrong key refused before data", () -> wrongKey(rdma, small, b, a));
+        check("a second sender and a wrong key during a stream: refused, the stream intact",
+                () -> intruders(rdma, small, b, a));
 
         // Everything torn down: connections, listeners, registered memory.
         long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
@@ -184,6 +190,61 @@ public final class RdmaChannelCheck {
             return null;
         } finally {
             server.dispose();
+        }
+    }
+
+    /**
+     * A one-stream receiver while its stream runs: another sender with the key is refused as
+     * busy, one with a wrong key is refused too, and the stream arrives whole.
+     */
+    private static String intruders(Transport rdma, ChannelOptions options, String from, String to) {
+        AtomicLong receivedBytes = new AtomicLong();
+        java.util.concurrent.CompletableFuture<Void> started = new java.util.concurrent.CompletableFuture<>();
+        SingleStreamServer server = FluxReceiver.create().host(to).port(0).key("secret").transport(rdma).options(options)
+                .handle(in -> in.receiveChunks().doOnNext(chunk -> {
+                    receivedBytes.addAndGet(chunk.remaining());
+                    started.complete(null);
+                    chunk.release();
+                }).then())
+                .bindOne().block(Duration.ofSeconds(20));
+        Mono<Void> outcome = server.outcome().cache();
+        outcome.subscribe(v -> { }, e -> { });
+        System.setProperty("rdmaflux.rdma.source", from);
+        Sinks.Many<ByteBuffer> data = Sinks.many().unicast().onBackpressureBuffer();
+        data.tryEmitNext(ByteBuffer.wrap(new byte[500_000]));
+        FluxSender sender = FluxSender.create().host(to).port(server.address().getPort()).transport(rdma).options(options);
+        Mono<Void> first = sender.key("secret").send(data.asFlux()).cache();
+        first.subscribe(v -> { }, e -> { });
+        try {
+            started.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            String second = refusal(sender.key("secret"), ErrorCode.BUSY);
+            String wrong = refusal(sender.key("wrong"), ErrorCode.BUSY, ErrorCode.AUTHENTICATION);
+            data.tryEmitNext(ByteBuffer.wrap(new byte[500_000]));
+            data.tryEmitComplete();
+            first.block(Duration.ofSeconds(120));
+            outcome.block(Duration.ofSeconds(30));
+            if (second != null || wrong != null) {
+                return second != null ? second : wrong;
+            }
+            return receivedBytes.get() == 1_000_000 ? null : "received " + receivedBytes.get() + " of 1000000 bytes";
+        } catch (Exception e) {
+            return e.toString();
+        } finally {
+            server.dispose();
+        }
+    }
+
+    /** Null when sending one buffer fails with one of {@code expected}; otherwise what happened. */
+    private static String refusal(FluxSender sender, ErrorCode... expected) {
+        try {
+            sender.send(Flux.just(ByteBuffer.wrap(new byte[1000]))).block(Duration.ofSeconds(60));
+            return "an intruding sender succeeded";
+        } catch (ProtocolException e) {
+            if (!java.util.List.of(expected).contains(e.code())) {
+                return "expected " + java.util.List.of(expected) + ", got " + e.code() + ": " + e.getMessage();
+            }
+            System.out.println("   refused: " + e.getMessage());
+            return null;
         }
     }
 

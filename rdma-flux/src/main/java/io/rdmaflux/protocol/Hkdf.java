@@ -1,10 +1,13 @@
-package io.rdmaflux.codec;
+package io.rdmaflux.protocol;
 
 import java.security.GeneralSecurityException;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
-/** HKDF with HMAC-SHA256 (RFC 5869). */
+/**
+ * HKDF with HMAC-SHA256 (RFC 5869): the channel derives its session keys with it (see
+ * {@link SessionKeys}), and codec stages their stream keys.
+ */
 public final class Hkdf {
 
     private static final int HASH_LEN = 32;

@@ -1,4 +1,4 @@
-package io.rdmaflux.codec;
+package io.rdmaflux.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,201 @@
+package io.rdmaflux.channel;
+
+import static io.rdmaflux.channel.Outcomes.assertCode;
+import static io.rdmaflux.channel.Outcomes.failure;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.FrameType;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.StreamMetadata;
+import io.rdmaflux.transport.memory.MemoryTransport;
+import io.rdmaflux.transport.memory.MemoryTransport.Verdict;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
+import reactor.core.publisher.Sinks;
+
+/**
+ * The receiver's side of "nothing cut short": its handler completes (a sink commits) only after
+ * a verified END and while the session stands; a session that fails before the handler
+ * completed cancels it, even after END; a handler or source that fails with a code tells the
+ * peer that code at once; once the handler has completed the stream has succeeded.
+ */
+class ReceiverOutcomeTest {
+
+    private static final ChannelOptions OPTIONS = MemoryPair.OPTIONS;
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    /** A receiver whose handler reads everything, then waits for {@link #gate} before it "commits". */
+    private static final class GatedReceiver {
+        final CompletableFuture<Void> endVerified = new CompletableFuture<>();
+        final CompletableFuture<Void> gate = new CompletableFuture<>();
+        final AtomicBoolean committed = new AtomicBoolean();
+        final AtomicBoolean cancelled = new AtomicBoolean();
+        final SingleStreamServer server;
+        final Mono<Void> outcome;
+
+        GatedReceiver(MemoryTransport t) {
+            server = FluxReceiver.create().port(0).key("k").transport(t).options(OPTIONS)
+                    .handle(in -> in.receive().doOnComplete(() -> endVerified.complete(null)).then()
+                            .then(Mono.fromFuture(gate))
+                            .then(Mono.<Void>fromRunnable(() -> committed.set(true)))
+                            .doOnCancel(() -> cancelled.set(true)))
+                    .bindOne().block(WAIT);
+            outcome = server.outcome().cache();
+            outcome.subscribe(v -> { }, e -> { });
+        }
+
+        FluxSender sender(MemoryTransport t) {
+            return FluxSender.create().port(server.address().getPort()).key("k").transport(t).options(OPTIONS);
+        }
+
+        void awaitEnd() throws Exception {
+            endVerified.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    private static Flux<Chunk> chunks(int n) {
+        return Flux.range(0, n).map(i -> Chunk.wrap(ByteBuffer.wrap(TestData.bytes(i, 5000))));
+    }
+
+
+
+    @Test
+    void aSenderThatGivesUpAfterEndMakesTheReceiverCancelItsHandlerRatherThanCommit() throws Exception {
+        MemoryTransport t = new MemoryTransport();
+        GatedReceiver r = new GatedReceiver(t);
+        Disposable sending = r.sender(t).send(StreamMetadata.empty(), s -> chunks(5)).subscribe(v -> { }, e -> { });
+        r.awaitEnd();
+        sending.dispose();
+        Throwable outcome = failure(r.outcome);
+        assertCode(outcome, ErrorCode.CANCELLED);
+        assertThat(outcome).hasMessageContaining("sender reported");
+        r.gate.complete(null);
+        assertThat(r.cancelled).as("the handler was cancelled").isTrue();
+        assertThat(r.committed).as("the handler committed").isFalse();
+    }
+
+    @Test
+    void aConnectionLostAfterEndMakesTheReceiverCancelItsHandlerRatherThanCommit() throws Exception {
+        AtomicBoolean endPassed = new AtomicBoolean();
+        MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) -> {
+            if (fromSender && type == FrameType.END) {
+                endPassed.set(true);
+                return Verdict.DELIVER;
+            }
+            // The sender's next frame after END (a PING) finds the connection gone.
+            return fromSender && endPassed.get() ? Verdict.CUT_CONNECTION : Verdict.DELIVER;
+        });
+        GatedReceiver r = new GatedReceiver(t);
+        Mono<Void> sent = r.sender(t).send(StreamMetadata.empty(), s -> chunks(5)).cache();
+        sent.subscribe(v -> { }, e -> { });
+        r.awaitEnd();
+        assertCode(failure(r.outcome), ErrorCode.TRUNCATED);
+        r.gate.complete(null);
+        assertThat(r.committed).as("the handler committed").isFalse();
+        assertThat(failure(sent)).as("the sender").isNotNull();
+    }
+
+    @Test
+    void aHandlerThatCompletedHasSucceededEvenIfItsEndAckIsLost() {
+        MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) ->
+                type == FrameType.END_ACK ? Verdict.CUT_CONNECTION : Verdict.DELIVER);
+        GatedReceiver r = new GatedReceiver(t);
+        r.gate.complete(null);
+        Throwable sender = failure(r.sender(t).send(StreamMetadata.empty(), s -> chunks(5)));
+        assertThat(failure(r.outcome)).as("the receiver").isNull();
+        assertThat(r.committed).isTrue();
+        assertCode(sender, ErrorCode.TRUNCATED);
+    }
+
+    @Test
+    void aHandlerThatFailsWithACodeTellsTheSenderThatCodeAtOnce() {
+        MemoryTransport t = new MemoryTransport();
+        Sinks.Many<Chunk> data = Sinks.many().unicast().onBackpressureBuffer();
+        SingleStreamServer server = FluxReceiver.create().port(0).key("k").transport(t).options(OPTIONS)
+                .handle(in -> in.receive().take(2).then(Mono.error(
+                        new ProtocolException(ErrorCode.INTERRUPTED, "receiver interrupted by SIGINT"))))
+                .bindOne().block(WAIT);
+        Mono<Void> outcome = server.outcome().cache();
+        outcome.subscribe(v -> { }, e -> { });
+        int port = server.address().getPort();
+        // The source never ends: only the receiver's failure can end the stream.
+        Flux.range(0, 10).subscribe(i -> data.tryEmitNext(Chunk.wrap(ByteBuffer.wrap(TestData.bytes(i, 3000)))));
+        Throwable sender = failure(FluxSender.create().port(port).key("k").transport(t).options(OPTIONS)
+                .send(StreamMetadata.empty(), s -> data.asFlux()));
+        assertCode(sender, ErrorCode.INTERRUPTED);
+        assertThat(sender).hasMessageContaining("receiver reported: receiver interrupted by SIGINT");
+        assertCode(failure(outcome), ErrorCode.INTERRUPTED);
+    }
+
+    @Test
+    void aSourceThatFailsWithACodeFailsTheReceiversHandlerWithThatCode() {
+        MemoryTransport t = new MemoryTransport();
+        CompletableFuture<Throwable> handlerSaw = new CompletableFuture<>();
+        SingleStreamServer server = FluxReceiver.create().port(0).key("k").transport(t).options(OPTIONS)
+                .handle(in -> in.receive().then().doOnError(handlerSaw::complete)
+                        .doOnSuccess(v -> handlerSaw.complete(null)))
+                .bindOne().block(WAIT);
+        Mono<Void> outcome = server.outcome().cache();
+        outcome.subscribe(v -> { }, e -> { });
+        Throwable sender = failure(FluxSender.create().port(server.address().getPort()).key("k").transport(t).options(OPTIONS)
+                .send(StreamMetadata.empty(), s -> chunks(3).concatWith(Mono.error(
+                        new ProtocolException(ErrorCode.INTERRUPTED, "sender interrupted by SIGINT")))));
+        assertCode(sender, ErrorCode.INTERRUPTED);
+        Throwable receiver = failure(outcome);
+        assertCode(receiver, ErrorCode.INTERRUPTED);
+        assertThat(receiver).hasMessageContaining("sender reported: sender interrupted by SIGINT");
+        assertThat(handlerSaw.join()).as("what the handler's data ended with").isInstanceOf(ProtocolException.class);
+    }
+
+    @Test
+    void aFailureIsReportedOnlyAfterTheHandlerHasEndedSoItsCleanUpIsNotCutShort() {
+        MemoryTransport t = new MemoryTransport();
+        AtomicBoolean cleanedUp = new AtomicBoolean();
+        SingleStreamServer server = FluxReceiver.create().port(0).key("k").transport(t).options(OPTIONS)
+                .handle(in -> in.receive().then().onErrorResume(e -> Mono.delay(Duration.ofMillis(300))
+                        .then(Mono.fromRunnable(() -> cleanedUp.set(true))).then(Mono.error(e))))
+                .bindOne().block(WAIT);
+        Mono<Void> outcome = server.outcome().cache();
+        outcome.subscribe(v -> { }, e -> { });
+        failure(FluxSender.create().port(server.address().getPort()).key("k").transport(t).options(OPTIONS)
+                .send(StreamMetadata.empty(), s -> chunks(3).concatWith(Mono.error(
+                        new ProtocolException(ErrorCode.SOURCE_FAILED, "input went away")))));
+        assertCode(failure(outcome), ErrorCode.SOURCE_FAILED);
+        assertThat(cleanedUp).as("the handler had finished its clean-up when the outcome came").isTrue();
+    }
+
+    @Test
+    void cancellingTheOutcomeCancelsTheStreamAndTellsTheSender() throws Exception {
+        MemoryTransport t = new MemoryTransport();
+        CompletableFuture<Void> started = new CompletableFuture<>();
+        AtomicReference<SignalType> handlerEnded = new AtomicReference<>();
+        SingleStreamServer server = FluxReceiver.create().port(0).key("k").transport(t).options(OPTIONS)
+                .handle(in -> in.receive().doOnNext(b -> started.complete(null)).then()
+                        .doFinally(handlerEnded::set))
+                .bindOne().block(WAIT);
+        Disposable waiting = server.outcome().subscribe(v -> { }, e -> { });
+        Sinks.Many<Chunk> data = Sinks.many().unicast().onBackpressureBuffer();
+        data.tryEmitNext(Chunk.wrap(ByteBuffer.allocate(100)));
+        Mono<Void> sent = FluxSender.create().port(server.address().getPort()).key("k").transport(t).options(OPTIONS)
+                .send(StreamMetadata.empty(), s -> data.asFlux()).cache();
+        sent.subscribe(v -> { }, e -> { });
+        started.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        waiting.dispose();
+        Throwable sender = failure(sent);
+        assertCode(sender, ErrorCode.CANCELLED);
+        assertThat(sender).hasMessageContaining("receiver reported: receiver cancelled the stream");
+        assertThat(handlerEnded.get()).as("how the handler ended").isIn(SignalType.ON_ERROR, SignalType.CANCEL);
+        assertThat(server.isDisposed()).isTrue();
+    }
+}

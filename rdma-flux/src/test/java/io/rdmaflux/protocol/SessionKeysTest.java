@@ -1,0 +1,67 @@
+package io.rdmaflux.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** Proofs and frame seals of protocol version 2: what each one binds, and what fails to open. */
+class SessionKeysTest {
+
+    private final ByteBuffer senderHello = new Hello(Hello.Role.SENDER, Authenticator.newNonce(), 1 << 20, 16).encode();
+    private final ByteBuffer receiverHello = new Hello(Hello.Role.RECEIVER, Authenticator.newNonce(), 1 << 20, 16).encode();
+
+    private SessionKeys keys(String key) {
+        return new Authenticator(key.getBytes(StandardCharsets.UTF_8)).keys(senderHello, receiverHello);
+    }
+
+    @Test
+    void proofsDependOnKeyRoleAndBothHellos() {
+        byte[] proof = keys("key").proof(Hello.Role.SENDER);
+        assertThat(keys("key").verify(Hello.Role.SENDER, proof)).isTrue();
+        assertThat(keys("key").verify(Hello.Role.RECEIVER, proof)).as("reflected to the other role").isFalse();
+        assertThat(keys("other").verify(Hello.Role.SENDER, proof)).as("another key").isFalse();
+        assertThat(new Authenticator("key".getBytes()).keys(receiverHello, senderHello).verify(Hello.Role.SENDER, proof))
+                .as("HELLOs swapped").isFalse();
+        ByteBuffer altered = ByteBuffer.allocate(senderHello.remaining()).put(senderHello.duplicate()).flip();
+        altered.putInt(altered.limit() - 4, 2);
+        assertThat(new Authenticator("key".getBytes()).keys(altered, receiverHello).verify(Hello.Role.SENDER, proof))
+                .as("receive slots altered on the way").isFalse();
+        assertThatThrownBy(() -> new Authenticator(new byte[0])).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aSealedFrameOpensOnceInOrderAndOnlyUnaltered() {
+        FrameSeal out = keys("key").seal(Hello.Role.RECEIVER);
+        FrameSeal in = keys("key").seal(Hello.Role.RECEIVER);
+        ByteBuffer first = out.seal(FrameType.END_ACK, ControlFrames.endAck(42));
+        ByteBuffer second = out.seal(FrameType.END_ACK, ControlFrames.endAck(42));
+        assertThat(first.remaining()).isEqualTo(8 + FrameSeal.TAG_BYTES);
+        assertThat(second).as("same frame, next counter: another tag").isNotEqualTo(first);
+        assertThat(ControlFrames.decodeEndAck(in.open(FrameType.END_ACK, first.duplicate()))).isEqualTo(42);
+        assertThatThrownBy(() -> in.open(FrameType.END_ACK, first.duplicate())).as("replayed")
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("failed authentication");
+    }
+
+    @Test
+    void aSealFailsForAnotherTypeDirectionKeyOrAnyFlippedBit() {
+        ByteBuffer sealed = keys("key").seal(Hello.Role.SENDER).seal(FrameType.END, ControlFrames.end(7, 9));
+        assertThatThrownBy(() -> keys("key").seal(Hello.Role.SENDER).open(FrameType.END_ACK, sealed.duplicate()))
+                .as("another type").isInstanceOf(ProtocolException.class);
+        assertThatThrownBy(() -> keys("key").seal(Hello.Role.RECEIVER).open(FrameType.END, sealed.duplicate()))
+                .as("the other direction's key").isInstanceOf(ProtocolException.class);
+        assertThatThrownBy(() -> keys("other").seal(Hello.Role.SENDER).open(FrameType.END, sealed.duplicate()))
+                .as("another shared key").isInstanceOf(ProtocolException.class);
+        for (int bit = 0; bit < sealed.remaining() * 8; bit += 5) {
+            ByteBuffer flipped = ByteBuffer.allocate(sealed.remaining()).put(sealed.duplicate()).flip();
+            flipped.put(bit / 8, (byte) (flipped.get(bit / 8) ^ (1 << (bit % 8))));
+            assertThatThrownBy(() -> keys("key").seal(Hello.Role.SENDER).open(FrameType.END, flipped))
+                    .as("bit %d flipped", bit).isInstanceOf(ProtocolException.class)
+                    .satisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.PROTOCOL));
+        }
+        assertThatThrownBy(() -> keys("key").seal(Hello.Role.SENDER).open(FrameType.END, ByteBuffer.allocate(12)))
+                .as("no tag at all").isInstanceOf(ProtocolException.class);
+    }
+}
