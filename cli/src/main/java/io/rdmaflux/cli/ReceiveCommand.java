@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.codec.CodecChain;
@@ -10,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Flux;
 import io.rdmaflux.connector.Sink;
+import io.rdmaflux.connector.SinkOptions;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import java.time.Duration;
@@ -69,24 +71,30 @@ final class ReceiveCommand implements Callable<Integer> {
             description = "Give up if no sender arrives within SECONDS (0: wait as long as it takes). Default: ${DEFAULT-VALUE}.")
     int timeout;
 
+    @Option(names = "--no-fsync", description = "Confirm a stream once its file is written and renamed, without "
+        + "waiting for the disk to store it (fsync). Faster for files that fit the page cache; a crash or power "
+        + "loss right after can lose the file although rdsend succeeded.")
+    boolean noFsync;
+
     @Override
     public Integer call() {
         Console.configure("rdrecv", flags.verbose, flags.debug);
-        KeyOptions.Positionals positionals = key.split(args, "PORT");
+        KeyOptions.Positionals positionals = key.split(args, "PORT", true);
         int port = Ports.parse(positionals.leading().get(0), true);
         String file = positionals.file();
         byte[] secret = key.resolve(positionals.key());
         if (timeout < 0) {
             throw new UsageException("--timeout must not be negative");
         }
+        ChannelOptions options = flags.options(0, false);
 
-        Sink sink = Sink.fileOrStdout(file);
+        Sink sink = Sink.fileOrStdout(file, SinkOptions.defaults().withFsync(!noFsync));
         Meter meter = new Meter();
         AtomicLong wire = new AtomicLong();
         AtomicBoolean arrived = new AtomicBoolean();
         AtomicReference<CodecChain> used = new AtomicReference<>(CodecChain.empty());
         Mono<Void> work = FluxReceiver.create()
-                .host(bind).port(port).key(secret).transport(flags.transport).options(flags.options())
+                .host(bind).port(port).key(secret).transport(flags.transport).options(options)
                 .handle(in -> {
                     arrived.set(true);
                     meter.streamStarted();
@@ -109,9 +117,19 @@ final class ReceiveCommand implements Callable<Integer> {
                         Codecs.announce(chain, flags.verbose);
                         data = chain.decode(data, CodecContext.forSession(in.session(), secret));
                     }
-                    return sink.write(data.doOnNext(c -> meter.add(c.remaining())), in.metadata()).then();
+                    data = Signals.guard(data.doOnNext(c -> meter.add(c.remaining())), "receiver");
+                    return sink.write(data, in.metadata()).then();
                 })
-                .receiveOne();
+                .bindOne()
+                .flatMap(server -> {
+                    // Always for port 0, which only this line tells; scripts read it from stderr.
+                    if (port == 0 || flags.verbose) {
+                        Console.info("listening on " + (bind.contains(":") ? "[" + bind + "]" : bind) + ":"
+                                + server.address().getPort());
+                    }
+                    return server.outcome();
+                })
+                .onErrorMap(e -> Codecs.altered(used.get(), e));
         if (timeout > 0) {
             // Only the wait for a sender is limited: a stream that arrived may take as long as it needs.
             Mono<Void> deadline = Mono.delay(Duration.ofSeconds(timeout)).flatMap(x -> arrived.get() ? Mono.never()
