@@ -30,8 +30,9 @@ import reactor.core.publisher.Mono;
         description = {
             "Receive one byte stream from rdsend on PORT and write it to FILE (or standard output), "
                 + "then exit. Listens for RDMA and TCP on the same port when RDMA is usable. A file is "
-                + "written under a temporary name and renamed when the stream is complete and verified; "
-                + "on any failure the partial file is removed."},
+                + "written under a temporary name, synced and renamed when the stream is complete and "
+                + "verified; on any failure, and on Ctrl-C, the partial file is removed. PORT 0 picks a "
+                + "free port and prints it: 'rdrecv: listening on ADDRESS:PORT'."},
         parameterListHeading = "%nArguments:%n",
         optionListHeading = "%nOptions:%n",
         footerHeading = "%nExamples:%n",
@@ -42,15 +43,17 @@ import reactor.core.publisher.Mono;
             "  rdrecv -v 12345 secret copy.bin",
             "  rdrecv --key-file ~/.rdkey 12345 | zfs recv pool/fs",
             "",
-            "Exit codes: 0 ok, 64 usage, 65 corrupt data, 66 sender's input failed, 69 cannot listen, "
-                + "70 internal, 73 cannot create output, 74 write failed (disk full), 75 cut short "
-                + "(sender died, timeout), 76 checksum mismatch, 77 wrong key, 130 interrupted. "
+            "Exit codes: 0 ok, 64 usage, 65 corrupt or tampered data, 66 sender's input failed, "
+                + "69 cannot listen, 70 internal, 73 cannot create output, 74 write failed (disk full), "
+                + "75 cut short (sender died or was interrupted, timeout), 76 checksum mismatch, "
+                + "77 wrong key, 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP. "
                 + "See docs/user-guide.md."})
 final class ReceiveCommand implements Callable<Integer> {
 
     @Parameters(index = "0..2", paramLabel = "PORT [KEY] [FILE]", arity = "1..3", hideParamSyntax = true,
-            description = "PORT to listen on; KEY, the shared secret, unless --key-file or RDFLUX_KEY "
-                + "gives it; FILE to write (default: standard output; - also means stdout).")
+            description = "PORT to listen on (0: any free one); KEY, the shared secret, unless --key-file or "
+                + "RDFLUX_KEY gives it; FILE to write (default: standard output; - also means stdout). With "
+                + "RDFLUX_KEY, write FILE as a path (./out.bin): a bare word there may be a key.")
     List<String> args;
 
     @Mixin

@@ -14,8 +14,8 @@ import sun.misc.Signal;
  * <p>On SIGINT, SIGTERM or SIGHUP ({@link Signals}): a stream under way fails through its
  * guarded data path, which removes partial output and tells the peer, and the work is given
  * {@link #CLEANUP_MS} to end; work with no stream yet (listening, connecting) is cancelled at
- * once. The exit status is then 128 + the signal's number, unless the stream had already
- * completed: a signal that comes too late to stop it changes nothing.
+ * once. The exit status is then {@link ExitCode#ofSignal 128 + the signal's number}, unless the
+ * stream had already completed: a signal that comes too late to stop it changes nothing.
  *
  * <p>Once a stream runs, the exit code comes from its {@link io.rdmaflux.protocol.ErrorCode}
  * alone: the peer learns the same code, so both tools report the same cause.
@@ -61,7 +61,7 @@ final class Runner {
         if (signal != null && !ok) {
             Console.error(e != null ? Console.message(e) : "interrupted by " + Signals.name(signal)
                     + (Signals.streamStarted() ? "; the stream was cancelled" : ""));
-            return 128 + signal.getNumber();
+            return ExitCode.ofSignal(signal.getNumber());
         }
         if (e != null) {
             Console.error(e);

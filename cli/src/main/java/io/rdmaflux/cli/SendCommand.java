@@ -42,10 +42,15 @@ import reactor.core.publisher.Mono;
             "",
             "If rdrecv is not up yet, rdsend retries for --connect-timeout seconds.",
             "",
-            "Exit codes: 0 ok, 64 usage, 65 corrupt data, 66 input missing or unreadable, "
-                + "69 cannot connect, 70 internal, 73/74 receiver cannot create/write its output, "
-                + "75 cut short (peer died, timeout), 76 checksum mismatch, 77 wrong key, "
-                + "130 interrupted. See docs/user-guide.md."})
+            "Ctrl-C cancels the stream: the receiver removes its partial file. Input from a pipe "
+                + "is confirmed ended 250 ms after its end, so that Ctrl-C on 'tar c dir | rdsend ...' "
+                + "never delivers a cut tar.",
+            "",
+            "Exit codes: 0 ok, 64 usage, 65 corrupt or tampered data, 66 input missing, unreadable "
+                + "or changed while sent, 69 cannot connect, 70 internal, 74 receiver cannot write "
+                + "its output, 75 cut short (receiver died or was interrupted, timeout), 76 checksum "
+                + "mismatch, 77 wrong key, 79 receiver busy, 130/143/129 interrupted by "
+                + "SIGINT/SIGTERM/SIGHUP. See docs/user-guide.md."})
 final class SendCommand implements Callable<Integer> {
 
     @Parameters(index = "0..3", paramLabel = "HOST PORT [KEY] [FILE]", arity = "2..4", hideParamSyntax = true,

@@ -64,7 +64,7 @@ final class Signals {
 
     private static void onSignal(Signal signal) {
         if (!received.compareAndSet(null, signal)) {
-            Runtime.getRuntime().halt(128 + received.get().getNumber());
+            Runtime.getRuntime().halt(ExitCode.ofSignal(received.get().getNumber()));
         }
         raised.tryEmitValue(signal);
     }
@@ -132,7 +132,7 @@ final class Signals {
      */
     static void exit(int code) {
         Signal s = received.get();
-        if (s != null && code == 128 + s.getNumber()) {
+        if (s != null && code == ExitCode.ofSignal(s.getNumber())) {
             try {
                 Signal.handle(s, SignalHandler.SIG_DFL);
                 Signal.raise(s);

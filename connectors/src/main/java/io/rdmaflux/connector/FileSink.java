@@ -81,9 +81,9 @@ public final class FileSink implements Sink {
 
     /**
      * A sink that writes the file at {@code path}. Checks now that the path is not a directory
-     * and can be written: its directory exists and may be written (or, for a file written in
-     * place, the file itself may), so that a command fails before any stream arrives. The file
-     * is created when {@link #write} is subscribed.
+     * and can be written: a file can be created in its directory (one is, and removed at once),
+     * or, for a file written in place, the file may be written; so a command fails before any
+     * stream arrives. The file itself is created when {@link #write} is subscribed.
      *
      * @throws ConnectorException (SINK_FAILED) with a one-line message otherwise
      */
@@ -111,7 +111,7 @@ public final class FileSink implements Sink {
                     checkWritable(path, abs);
                     return new Plan(abs, true, true, true);
                 }
-                checkWritable(path, real.getParent());
+                checkCreatable(path, real);
                 return new Plan(real, false, false, false);
             }
         } catch (IOException e) {
@@ -123,7 +123,7 @@ public final class FileSink implements Sink {
             throw ConnectorException.sink(Reason.NOT_FOUND, "cannot write " + path + ": directory " + dir
                     + " does not exist", null);
         }
-        checkWritable(path, dir);
+        checkCreatable(path, abs);
         return new Plan(abs, false, false, false);
     }
 
@@ -143,20 +143,24 @@ public final class FileSink implements Sink {
         return p.toRealPath();
     }
 
-    /** Fails now, before any stream, when {@code what} (a directory, or a file written in place) is not writable. */
+    /** Fails now, before any stream, when the file {@code what}, written in place, is not writable. */
     private static void checkWritable(Path path, Path what) {
-        if (Files.isWritable(what)) {
-            return;
+        if (!Files.isWritable(what)) {
+            throw ConnectorException.sink(Reason.PERMISSION_DENIED, "cannot write " + path + ": permission denied", null);
         }
-        boolean readOnly;
+    }
+
+    /**
+     * Fails now, before any stream, when no file can be created in {@code dir}: creating one is
+     * the only reliable test (root, ACLs, read-only mounts), and it is removed at once.
+     */
+    private static void checkCreatable(Path path, Path target) {
         try {
-            readOnly = Files.getFileStore(what).isReadOnly();
-        } catch (IOException e) {
-            readOnly = false;
+            Files.delete(Files.createFile(PartFiles.next(target)));
+        } catch (IOException | SecurityException e) {
+            Reason r = IoErrors.classify(e);
+            throw ConnectorException.sink(r, "cannot write " + path + ": " + IoErrors.phrase(r, e), e);
         }
-        throw ConnectorException.sink(Reason.PERMISSION_DENIED, "cannot write " + path + ": "
-                + (readOnly ? "read-only file system" : "permission denied"
-                + (Files.isDirectory(what) ? " (directory " + what + " is not writable)" : "")), null);
     }
 
     private static boolean isBlockDevice(Path p) {

@@ -44,17 +44,20 @@ public final class FileSource implements Source {
             "configfs", "efivarfs", "cgroup", "cgroup2", "pstore", "bpf");
 
     private final Path path;
-    /** What the file was when the source was made; null for a file read sequentially. */
+    /** What a regular file was when the source was made; null for other files. */
     private final Snapshot snapshot;
+    /** A made-up file (/proc, /sys): read from its start to its end, whatever size it claims. */
+    private final boolean pseudo;
     private final SourceOptions options;
 
     /** A regular file's size, modification time and identity when it was opened. */
     private record Snapshot(long size, FileTime modified, Object key) {
     }
 
-    private FileSource(Path path, Snapshot snapshot, SourceOptions options) {
+    private FileSource(Path path, Snapshot snapshot, boolean pseudo, SourceOptions options) {
         this.path = path;
         this.snapshot = snapshot;
+        this.pseudo = pseudo;
         this.options = options;
     }
 
@@ -79,7 +82,8 @@ public final class FileSource implements Source {
             throw ConnectorException.source(Reason.NOT_A_FILE, "cannot read " + path + ": is a directory", null);
         }
         Snapshot snapshot = null;
-        if (Files.isRegularFile(path) && !pseudo(path)) {
+        boolean pseudo = Files.isRegularFile(path) && pseudo(path);
+        if (Files.isRegularFile(path) && !pseudo) {
             // Opening is the only reliable permission check (root, ACLs, read-only mounts).
             try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ)) {
                 BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
@@ -90,7 +94,7 @@ public final class FileSource implements Source {
         } else if (!Files.isReadable(path)) {
             throw ConnectorException.source(Reason.PERMISSION_DENIED, "cannot read " + path + ": permission denied", null);
         }
-        return new FileSource(path, snapshot, options);
+        return new FileSource(path, snapshot, pseudo, options);
     }
 
     private static boolean pseudo(Path path) {
@@ -103,7 +107,7 @@ public final class FileSource implements Source {
 
     /** This source with other options. */
     public FileSource withOptions(SourceOptions options) {
-        return new FileSource(path, snapshot, Objects.requireNonNull(options));
+        return new FileSource(path, snapshot, pseudo, Objects.requireNonNull(options));
     }
 
     /** The file read. */
@@ -117,6 +121,10 @@ public final class FileSource implements Source {
             if (snapshot != null) {
                 return ChunkReader.positional(FileChannel.open(path, StandardOpenOption.READ), snapshot.size(),
                         this::verifyUnchanged);
+            }
+            if (pseudo) {
+                return ChunkReader.positional(FileChannel.open(path, StandardOpenOption.READ), Long.MAX_VALUE,
+                        (channel, read) -> { });
             }
             // Opening a FIFO blocks until a writer comes; this runs on the scheduler.
             FileInputStream in = new FileInputStream(path.toFile());
