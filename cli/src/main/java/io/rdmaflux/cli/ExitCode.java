@@ -87,10 +87,7 @@ public final class ExitCode {
         return 128 + number;
     }
 
-    /**
-     * The exit code for a stream failure's classified cause: what both sides of a stream know,
-     * so that they report the same code.
-     */
+    /** The exit code for a stream failure's classified cause. */
     static int of(ErrorCode code) {
         return switch (code) {
             case PROTOCOL, VERSION, INTERNAL -> SOFTWARE;

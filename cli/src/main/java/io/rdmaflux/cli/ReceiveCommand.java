@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Flux;
+import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.Sink;
 import io.rdmaflux.connector.SinkOptions;
 import io.rdmaflux.protocol.ErrorCode;
@@ -79,6 +80,16 @@ final class ReceiveCommand implements Callable<Integer> {
         + "loss right after can lose the file although rdsend succeeded.")
     boolean noFsync;
 
+    /**
+     * {@code e}, without the finer reason of a file that could not be created once the stream
+     * arrived: the sender learns only SINK_FAILED (74), and both tools report the same code.
+     * An output that cannot be created is found before listening (73) in all but a race.
+     */
+    private static Throwable asTheSenderSeesIt(Throwable e) {
+        return e instanceof ConnectorException ce && ce.code() == ErrorCode.SINK_FAILED
+                ? new ProtocolException(ce.code(), ce.getMessage(), ce) : e;
+    }
+
     @Override
     public Integer call() {
         Console.configure("rdrecv", flags.verbose, flags.debug);
@@ -132,7 +143,7 @@ final class ReceiveCommand implements Callable<Integer> {
                     }
                     return server.outcome();
                 })
-                .onErrorMap(e -> Codecs.altered(used.get(), e));
+                .onErrorMap(e -> Codecs.altered(used.get(), asTheSenderSeesIt(e)));
         if (timeout > 0) {
             // Only the wait for a sender is limited: a stream that arrived may take as long as it needs.
             Mono<Void> deadline = Mono.delay(Duration.ofSeconds(timeout)).flatMap(x -> arrived.get() ? Mono.never()

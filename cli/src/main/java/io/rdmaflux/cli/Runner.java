@@ -1,6 +1,5 @@
 package io.rdmaflux.cli;
 
-import io.rdmaflux.protocol.ProtocolException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -13,16 +12,15 @@ import sun.misc.Signal;
  *
  * <p>On SIGINT, SIGTERM or SIGHUP ({@link Signals}): a stream under way fails through its
  * guarded data path, which removes partial output and tells the peer, and the work is given
- * {@link #CLEANUP_MS} to end; work with no stream yet (listening, connecting) is cancelled at
- * once. The exit status is then {@link ExitCode#ofSignal 128 + the signal's number}, unless the
- * stream had already completed: a signal that comes too late to stop it changes nothing.
- *
- * <p>Once a stream runs, the exit code comes from its {@link io.rdmaflux.protocol.ErrorCode}
- * alone: the peer learns the same code, so both tools report the same cause.
+ * {@link #CLEANUP_MS} to end; work with no guarded stream (listening, connecting, or work that
+ * guards none) is cancelled at once and given {@link #SETTLE_MS} to clean up. The exit status
+ * is then {@link ExitCode#ofSignal 128 + the signal's number}, unless the stream had already
+ * completed: a signal that comes too late to stop it changes nothing.
  */
 final class Runner {
 
     private static final long CLEANUP_MS = 2000;
+    private static final long SETTLE_MS = 300;
 
     private Runner() {
     }
@@ -47,6 +45,9 @@ final class Runner {
                 // A signal came first. A stream under way fails through its guard on its own.
                 if (!Signals.streamStarted() || !done.await(CLEANUP_MS, TimeUnit.MILLISECONDS)) {
                     running.dispose();
+                    // Cancelling reports nothing back: give what cancel set off (a sink removing
+                    // its file, an ERROR frame) a moment on its own threads.
+                    Thread.sleep(SETTLE_MS);
                 }
             }
         } catch (InterruptedException e) {
@@ -65,8 +66,7 @@ final class Runner {
         }
         if (e != null) {
             Console.error(e);
-            Throwable cause = reactor.core.Exceptions.unwrap(e);
-            return cause instanceof ProtocolException pe ? ExitCode.of(pe.code()) : ExitCode.of(cause);
+            return ExitCode.of(reactor.core.Exceptions.unwrap(e));
         }
         return ExitCode.OK;
     }

@@ -212,6 +212,22 @@ class IntegrityE2ETest {
     }
 
     @Test
+    void anOutputThatCannotBeCreatedOnceTheStreamArrivedIs74OnBothSides() throws Exception {
+        Path in = Files2.random(dir.resolve("in.bin"), 1_000_000, 49);
+        Path gone = Files.createDirectory(dir.resolve("gone"));
+        Tool r = Tool.start(dir, "rdrecv", "0", "k", gone.resolve("out.bin").toString());
+        InterruptE2ETest.awaitLine(r, "listening on");
+        Files.delete(gone);
+        Matcher port = Pattern.compile("listening on .*:(\\d+)").matcher(r.err());
+        assertThat(port.find()).isTrue();
+        Tool s = Tool.start(dir, "rdsend", "127.0.0.1", port.group(1), "k", in.toString());
+        assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.IO);
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.IO);
+        assertThat(s.err()).contains("receiver reported: cannot write " + gone.resolve("out.bin")
+                + ": no such file or directory").hasLineCount(1);
+    }
+
+    @Test
     void aPeerThatIsNotRdmaFluxIsAProtocolError() throws Exception {
         try (ServerSocket foreign = new ServerSocket(0)) {
             Thread server = new Thread(() -> {
