@@ -5,11 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -225,63 +221,6 @@ class IntegrityE2ETest {
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.IO);
         assertThat(s.err()).contains("receiver reported: cannot write " + gone.resolve("out.bin")
                 + ": no such file or directory").hasLineCount(1);
-    }
-
-    @Test
-    void aPeerThatIsNotRdmaFluxIsAProtocolError() throws Exception {
-        try (ServerSocket foreign = new ServerSocket(0)) {
-            Thread server = new Thread(() -> {
-                try (Socket c = foreign.accept(); OutputStream o = c.getOutputStream()) {
-                    o.write("SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n".getBytes(StandardCharsets.US_ASCII));
-                    o.flush();
-                    c.getInputStream().read(new byte[64]);
-                } catch (IOException e) {
-                    // The sender hung up first.
-                }
-            }, "foreign-server");
-            server.setDaemon(true);
-            server.start();
-            Tool s = Tool.start(dir, "rdsend", ProcessBuilder.Redirect.from(new java.io.File("/dev/null")), PIPE, Map.of(),
-                    "127.0.0.1", Integer.toString(foreign.getLocalPort()), "k");
-            assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.SOFTWARE);
-            assertThat(s.err()).contains("not an rdma-flux").hasLineCount(1);
-        }
-    }
-
-    @Test
-    void aSecondSenderIsToldTheReceiverIsBusy() throws Exception {
-        Path out = dir.resolve("out.bin");
-        int port = Tool.freePort();
-        Tool r = Tool.start(dir, "rdrecv", Integer.toString(port), "k", out.toString());
-        Tool first = Tool.start(dir, "rdsend", "127.0.0.1", Integer.toString(port), "k");
-        byte[] data = new byte[1 << 20];
-        new java.util.Random(48).nextBytes(data);
-        try (OutputStream feed = first.process.getOutputStream()) {
-            feed.write(data);
-            feed.flush();
-            awaitFile(out.getFileName().toString());
-            Tool second = Tool.start(dir, "rdsend", ProcessBuilder.Redirect.from(new java.io.File("/dev/null")), PIPE,
-                    Map.of(), "127.0.0.1", Integer.toString(port), "k");
-            assertThat(second.exitCode(LIMIT)).as("second rdsend: %s", second.err()).isEqualTo(ExitCode.BUSY);
-            assertThat(second.err()).containsIgnoringCase("busy").hasLineCount(1);
-            feed.write(data);
-        }
-        assertThat(first.exitCode(LIMIT)).as("rdsend: %s", first.err()).isZero();
-        assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
-        assertThat(Files.size(out)).isEqualTo(2L * data.length);
-    }
-
-    private void awaitFile(String name) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            try (Stream<Path> files = Files.list(dir)) {
-                if (files.anyMatch(p -> p.getFileName().toString().startsWith("." + name + ".rdflux-"))) {
-                    return;
-                }
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("the receiver never started writing " + name);
     }
 
     private static int run(String... command) throws IOException, InterruptedException {
