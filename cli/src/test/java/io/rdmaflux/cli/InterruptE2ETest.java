@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,16 +61,10 @@ class InterruptE2ETest {
         int port = Tool.freePort();
         Tool r = Tool.start(dir, "rdrecv", Integer.toString(port), "k", out.toString());
         Tool s = Tool.start(dir, "rdsend", "127.0.0.1", Integer.toString(port), "k");
-        try (OutputStream feed = s.process.getOutputStream()) {
-            writeRandom(feed, 8 << 20);
-            feed.flush();
-            awaitPartialFile("out.bin");
+        feedUntilWritten(s, "out.bin", () -> {
             r.signal(signal);
             assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(status);
-            writeRandom(feed, 8 << 20);
-        } catch (IOException expectedOnceFailed) {
-            // rdsend stops reading its input once the stream failed.
-        }
+        });
         assertThat(r.err()).contains("receiver interrupted by SIG" + signal).contains("partial file removed")
                 .hasLineCount(1);
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.TEMP_FAIL);
@@ -95,15 +88,7 @@ class InterruptE2ETest {
         int port = Tool.freePort();
         Tool r = Tool.start(dir, "rdrecv", Integer.toString(port), "k", out.toString());
         Tool s = Tool.start(dir, "rdsend", "127.0.0.1", Integer.toString(port), "k");
-        try (OutputStream feed = s.process.getOutputStream()) {
-            writeRandom(feed, 8 << 20);
-            feed.flush();
-            awaitPartialFile("out.bin");
-            r.signal("KILL");
-            writeRandom(feed, 8 << 20);
-        } catch (IOException expectedOnceFailed) {
-            // rdsend stops reading its input once the stream failed.
-        }
+        feedUntilWritten(s, "out.bin", () -> r.signal("KILL"));
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.TEMP_FAIL);
         assertThat(s.err()).contains("receiver").containsIgnoringCase("connection").hasLineCount(1);
         r.exitCode(LIMIT);
@@ -125,14 +110,19 @@ class InterruptE2ETest {
         return Stream.of(System.getenv("PATH").split(":")).anyMatch(d -> Files.isExecutable(Path.of(d, program)));
     }
 
-    private static void writeRandom(OutputStream out, int bytes) throws IOException {
-        SplittableRandom r = new SplittableRandom(bytes);
-        byte[] buf = new byte[64 * 1024];
-        for (int done = 0; done < bytes; done += buf.length) {
-            for (int i = 0; i < buf.length; i++) {
-                buf[i] = (byte) r.nextInt();
-            }
-            out.write(buf);
+    /**
+     * Feeds rdsend's standard input until the receiver is writing {@code name}, runs
+     * {@code midStream}, then feeds on until rdsend stops reading.
+     */
+    private void feedUntilWritten(Tool sender, String name, Runnable midStream) throws Exception {
+        try (OutputStream feed = sender.process.getOutputStream()) {
+            Files2.random(feed, 8 << 20);
+            feed.flush();
+            awaitPartialFile(name);
+            midStream.run();
+            Files2.random(feed, 8 << 20);
+        } catch (IOException expectedOnceFailed) {
+            // rdsend stops reading its input once the stream failed.
         }
     }
 
