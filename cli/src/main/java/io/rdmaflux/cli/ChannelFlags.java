@@ -7,6 +7,9 @@ import picocli.CommandLine.Option;
 /** Options every channel tool shares: transport, sizes, verbosity. */
 final class ChannelFlags {
 
+    private static final long MIN_FRAME = 4L << 10;
+    private static final long MAX_FRAME = 64L << 20;
+
     @Option(names = {"-v", "--verbose"}, description = "Say which transport runs and print the bandwidth at the end.")
     boolean verbose;
 
@@ -28,12 +31,28 @@ final class ChannelFlags {
             description = "Frames in flight: the receive ring size and send slots (2 to 4096). Default: ${DEFAULT-VALUE}.")
     int slots;
 
+    /** The channel options these flags give; a frame size out of range is a usage error. */
     ChannelOptions options() {
+        if (frameSize < MIN_FRAME || frameSize > MAX_FRAME) {
+            throw new UsageException("--frame-size must be between 4K and 64M, was " + BufferBudget.option(frameSize));
+        }
         try {
             return ChannelOptions.defaults().withFrameSize((int) frameSize).withReceiveSlots(slots).withSendSlots(slots);
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
+    }
+
+    /**
+     * {@link #options()}, checked against the memory their buffers need ({@link BufferBudget}).
+     *
+     * @param codecStages codec stages this side runs
+     * @param sender      whether this side reads an input into buffers of its own
+     */
+    ChannelOptions options(int codecStages, boolean sender) {
+        ChannelOptions o = options();
+        BufferBudget.check(o, codecStages, sender);
+        return o;
     }
 
     /** Parses auto/rdma/tcp. */

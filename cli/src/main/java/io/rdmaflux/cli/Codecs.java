@@ -6,6 +6,7 @@ import io.rdmaflux.connector.FileSource;
 import io.rdmaflux.connector.Source;
 import io.rdmaflux.connector.SourceOptions;
 import io.rdmaflux.connector.StdinSource;
+import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -32,9 +33,9 @@ final class Codecs {
         }
     }
 
-    /** The source a FILE argument names, reading blocks of {@code block} bytes. */
-    static Source source(String file, int block) {
-        SourceOptions options = SourceOptions.defaults().withChunkSize(block);
+    /** The source a FILE argument names, reading blocks of {@code block} bytes into {@code buffers} buffers. */
+    static Source source(String file, int block, int buffers) {
+        SourceOptions options = SourceOptions.defaults().withChunkSize(block).withBuffers(buffers);
         return file == null || file.equals("-") ? StdinSource.create(options) : FileSource.of(Path.of(file), options);
     }
 
@@ -52,6 +53,18 @@ final class Codecs {
                 AesGcmStage.describe().subscribe(Console::info, e -> Console.info("AES-256-GCM: " + e.getMessage()));
             }
         }
+    }
+
+    /**
+     * {@code e}, or for an encrypted stream whose checksum did not match, a CODEC failure: the
+     * stream's CRC32C and AES-GCM both catch altered data, and the first to see it depends on
+     * timing; with encryption, altered data is tampering (exit 65) whichever saw it first.
+     */
+    static Throwable altered(CodecChain chain, Throwable e) {
+        if (chain.contains(AesGcmStage.NAME) && e instanceof ProtocolException pe && pe.code() == ErrorCode.CHECKSUM) {
+            return new ProtocolException(ErrorCode.CODEC, pe.getMessage() + ": the encrypted stream was altered on the way", e);
+        }
+        return e;
     }
 
     /** ", compressed to N bytes (ratio R)" when a chain ran, else nothing. */

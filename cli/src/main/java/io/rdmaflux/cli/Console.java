@@ -61,6 +61,11 @@ public final class Console {
         err.println(tool + ": " + message);
     }
 
+    /** A warning: something works, but not as it should be. */
+    public static void warn(String message) {
+        err.println(tool + ": warning: " + message);
+    }
+
     /** One line for a failure, and the stack trace only under {@code --debug}. */
     public static void error(Throwable t) {
         err.println(tool + ": " + message(t));

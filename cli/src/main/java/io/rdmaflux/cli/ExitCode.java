@@ -43,8 +43,12 @@ public final class ExitCode {
     public static final int CONFIG = 78;
     /** The receiver already serves a stream. */
     public static final int BUSY = 79;
-    /** Interrupted by the user (Ctrl-C). */
+    /** Ended by SIGHUP (the terminal went away), after cancelling the stream. */
+    public static final int HANGUP = 129;
+    /** Interrupted by the user (Ctrl-C, SIGINT), after cancelling the stream. */
     public static final int INTERRUPTED = 130;
+    /** Terminated by SIGTERM, after cancelling the stream. */
+    public static final int TERMINATED = 143;
 
     private ExitCode() {
     }
@@ -76,6 +80,11 @@ public final class ExitCode {
             return of(pe.code());
         }
         return SOFTWARE;
+    }
+
+    /** The status of a process that a signal ended: 128 + its number, as shells report it. */
+    static int ofSignal(int number) {
+        return 128 + number;
     }
 
     /** The exit code for a stream failure's classified cause. */

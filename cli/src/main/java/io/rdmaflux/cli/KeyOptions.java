@@ -1,9 +1,12 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.connector.ConnectorException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import picocli.CommandLine.Option;
 
 /**
@@ -32,9 +35,14 @@ final class KeyOptions {
 
     /**
      * Splits {@code args} into {@code leadingNames} (such as "HOST PORT"), KEY and FILE; wrong
-     * counts are usage errors naming the expected form.
+     * counts are usage errors naming the expected form. Refuses to guess where rdma-pipe's
+     * habits make an argument ambiguous: a KEY that names an existing file while no FILE is
+     * given (the key was forgotten), and, with the key in RDFLUX_KEY, a bare word where an
+     * output FILE goes (it may be the key typed as rdma-pipe takes it).
+     *
+     * @param output whether FILE is written (rdrecv) rather than read (rdsend)
      */
-    Positionals split(java.util.List<String> args, String leadingNames) {
+    Positionals split(java.util.List<String> args, String leadingNames, boolean output) {
         int leading = leadingNames.split(" ").length;
         boolean keyPositional = !keyFromElsewhere();
         int fixed = leading + (keyPositional ? 1 : 0);
@@ -44,8 +52,45 @@ final class KeyOptions {
                     : "expected " + leadingNames + " [FILE] (the key comes from "
                             + (keyFile != null ? "--key-file" : ENV) + ")");
         }
-        return new Positionals(args.subList(0, leading), keyPositional ? args.get(leading) : null,
-                args.size() > fixed ? args.get(fixed) : null);
+        String key = keyPositional ? args.get(leading) : null;
+        String file = args.size() > fixed ? args.get(fixed) : null;
+        if (key != null && file == null && Files.isRegularFile(Path.of(key))) {
+            throw new UsageException("'" + key + "' was taken as KEY, but it names a file: if that is the FILE to "
+                    + (output ? "write" : "send") + ", give the key before it (" + leadingNames + " KEY " + key
+                    + "), or with --key-file or " + ENV);
+        }
+        if (output && !keyPositional && keyFile == null && file != null && !file.equals("-") && !file.contains("/")) {
+            throw new UsageException("is '" + file + "' the key or the file to write? " + ENV + " gives the key, "
+                    + "so FILE is expected there: leave '" + file + "' out to write standard output, or write ./"
+                    + file + " to name a file");
+        }
+        return new Positionals(args.subList(0, leading), key, file);
+    }
+
+    /**
+     * {@code e}, with a hint when FILE may be a key typed out of habit: it is missing, and the
+     * key came from RDFLUX_KEY.
+     */
+    ConnectorException explainMissingInput(ConnectorException e, String file) {
+        if (e.reason() != ConnectorException.Reason.NOT_FOUND || keyFile != null || System.getenv(ENV) == null
+                || file == null || file.contains("/")) {
+            return e;
+        }
+        return new ConnectorException(e.code(), e.reason(), e.getMessage() + " (" + ENV + " gives the key, so '"
+                + file + "' was taken as FILE)", e.getCause());
+    }
+
+    /** Like ssh with private keys: a key file that others can read is worth a warning. */
+    private void warnIfOthersCanRead() {
+        try {
+            java.util.Set<PosixFilePermission> p = Files.getPosixFilePermissions(keyFile);
+            if (p.contains(PosixFilePermission.GROUP_READ) || p.contains(PosixFilePermission.OTHERS_READ)) {
+                Console.warn("key file " + keyFile + " can be read by other users ("
+                        + PosixFilePermissions.toString(p) + "): restrict it with chmod 600 " + keyFile);
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            // No POSIX permissions here (or not readable, which reading reports): nothing to say.
+        }
     }
 
     /** Whether the key comes from an option or the environment, so KEY is not positional. */
@@ -58,6 +103,7 @@ final class KeyOptions {
         if (keyFile != null) {
             try {
                 String s = Files.readString(keyFile, StandardCharsets.UTF_8);
+                warnIfOthersCanRead();
                 s = s.endsWith("\r\n") ? s.substring(0, s.length() - 2) : s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
                 if (s.isEmpty()) {
                     throw new UsageException("key file " + keyFile + " is empty");

@@ -21,7 +21,7 @@ public final class Main {
         int code = run(argv);
         // Without this, exit waits ~300 ms for the idle event loops (blocked in epoll_wait).
         Transports.shutdown(Duration.ofMillis(500));
-        System.exit(code);
+        Signals.exit(code);
     }
 
     /** Runs a tool and returns its exit code (the process is not ended, for tests). */

@@ -1,29 +1,52 @@
 package io.rdmaflux.cli;
 
 import java.io.PrintStream;
+import java.util.ArrayDeque;
+import java.util.Iterator;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * Counts a stream's payload bytes for the progress line and the final bandwidth report.
- * The progress line redraws itself on a terminal; it is written to stderr only.
+ * The progress line redraws itself on a terminal; it is written to stderr only. Its rate, and
+ * the ETA drawn from it, are those of the last {@link #WINDOW_NS} (as pv shows them), so a
+ * transfer that slows down or speeds up is not judged by its average since the start.
  */
 final class Meter {
 
+    /** The span of the recent rate. */
+    static final long WINDOW_NS = 5_000_000_000L;
+
+    private final LongSupplier clock;
     private final AtomicLong bytes = new AtomicLong();
-    private volatile long start = System.nanoTime();
+    private volatile long start;
     private volatile long total = -1;
     private volatile long end;
     private volatile long files = -1;
     private volatile long totalFiles = -1;
     private Thread ticker;
+    /** (time, bytes) samples of the last window, oldest first; guarded by "this". */
+    private final ArrayDeque<long[]> samples = new ArrayDeque<>();
+    /** Width of the last line drawn, so that a shorter one overwrites all of it. */
+    private int drawn;
+
+    Meter() {
+        this(System::nanoTime);
+    }
+
+    /** A meter on another clock, for tests. */
+    Meter(LongSupplier clock) {
+        this.clock = clock;
+        this.start = clock.getAsLong();
+    }
 
     /**
      * Restarts the clock: called when the stream is established, so that the bandwidth covers
      * the transfer, not the wait for the peer (as rdma-pipe reports it).
      */
     void streamStarted() {
-        start = System.nanoTime();
+        start = clock.getAsLong();
     }
 
     void add(long n) {
@@ -51,7 +74,7 @@ final class Meter {
     }
 
     void stop() {
-        end = System.nanoTime();
+        end = clock.getAsLong();
         if (ticker != null) {
             ticker.interrupt();
             try {
@@ -64,7 +87,7 @@ final class Meter {
     }
 
     double seconds() {
-        long e = end != 0 ? end : System.nanoTime();
+        long e = end != 0 ? end : clock.getAsLong();
         return Math.max(1e-9, (e - start) / 1e9);
     }
 
@@ -92,21 +115,34 @@ final class Meter {
                 while (!Thread.currentThread().isInterrupted()) {
                     Thread.sleep(500);
                     update.run();
-                    err.print("\r" + line() + "   ");
+                    err.print(redraw());
                     err.flush();
                 }
             } catch (InterruptedException e) {
-                err.print("\r" + line() + "   ");
+                err.print(redraw());
             }
         }, "progress");
         ticker.setDaemon(true);
         ticker.start();
     }
 
-    String line() {
+    /** The progress line, from the start of the line, padded to cover the previous one. */
+    synchronized String redraw() {
+        String l = line();
+        int width = l.length();
+        StringBuilder b = new StringBuilder("\r").append(l);
+        for (int i = width; i < drawn; i++) {
+            b.append(' ');
+        }
+        drawn = width;
+        return b.toString();
+    }
+
+    /** Bytes, total and percentage when known, recent rate, ETA from it, elapsed time. */
+    synchronized String line() {
+        long now = end != 0 ? end : clock.getAsLong();
         long b = bytes.get();
-        double s = seconds();
-        double rate = b / s;
+        double rate = recentRate(now, b);
         StringBuilder l = new StringBuilder(human(b));
         long t = total;
         if (t > 0) {
@@ -117,11 +153,34 @@ final class Meter {
         }
         l.append("  ").append(human((long) rate)).append("/s");
         if (t > 0 && rate > 0 && b < t) {
-            long eta = (long) ((t - b) / rate);
+            long eta = (long) Math.ceil((t - b) / rate);
             l.append(String.format(Locale.ROOT, "  ETA %d:%02d:%02d", eta / 3600, eta / 60 % 60, eta % 60));
         }
-        l.append(String.format(Locale.ROOT, "  %ds", (long) s));
+        l.append(String.format(Locale.ROOT, "  %ds", (long) seconds()));
         return l.toString();
+    }
+
+    /** Bytes per second over the last window (since the start, until a window has passed). */
+    private double recentRate(long now, long b) {
+        if (samples.isEmpty() || samples.peekFirst()[0] < start) {
+            samples.clear();
+            samples.addLast(new long[] {start, 0});
+        }
+        samples.addLast(new long[] {now, b});
+        // Drop the oldest while the next is still at or before the window's start: the span
+        // then covers the whole window.
+        while (samples.size() > 2 && second()[0] <= now - WINDOW_NS) {
+            samples.removeFirst();
+        }
+        long[] first = samples.peekFirst();
+        long span = now - first[0];
+        return span <= 0 ? 0 : (b - first[1]) * 1e9 / span;
+    }
+
+    private long[] second() {
+        Iterator<long[]> it = samples.iterator();
+        it.next();
+        return it.next();
     }
 
     static String human(long n) {

@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.codec.CodecChain;
@@ -9,7 +10,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Flux;
+import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.Sink;
+import io.rdmaflux.connector.SinkOptions;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import java.time.Duration;
@@ -28,8 +31,9 @@ import reactor.core.publisher.Mono;
         description = {
             "Receive one byte stream from rdsend on PORT and write it to FILE (or standard output), "
                 + "then exit. Listens for RDMA and TCP on the same port when RDMA is usable. A file is "
-                + "written under a temporary name and renamed when the stream is complete and verified; "
-                + "on any failure the partial file is removed."},
+                + "written under a temporary name, synced and renamed when the stream is complete and "
+                + "verified; on any failure, and on Ctrl-C, the partial file is removed. PORT 0 picks a "
+                + "free port and prints it: 'rdrecv: listening on ADDRESS:PORT'."},
         parameterListHeading = "%nArguments:%n",
         optionListHeading = "%nOptions:%n",
         footerHeading = "%nExamples:%n",
@@ -40,15 +44,17 @@ import reactor.core.publisher.Mono;
             "  rdrecv -v 12345 secret copy.bin",
             "  rdrecv --key-file ~/.rdkey 12345 | zfs recv pool/fs",
             "",
-            "Exit codes: 0 ok, 64 usage, 65 corrupt data, 66 sender's input failed, 69 cannot listen, "
-                + "70 internal, 73 cannot create output, 74 write failed (disk full), 75 cut short "
-                + "(sender died, timeout), 76 checksum mismatch, 77 wrong key, 130 interrupted. "
+            "Exit codes: 0 ok, 64 usage, 65 corrupt or tampered data, 66 sender's input failed, "
+                + "69 cannot listen, 70 internal, 73 cannot create output, 74 write failed (disk full), "
+                + "75 cut short (sender died or was interrupted, timeout), 76 checksum mismatch, "
+                + "77 wrong key, 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP. "
                 + "See docs/user-guide.md."})
 final class ReceiveCommand implements Callable<Integer> {
 
     @Parameters(index = "0..2", paramLabel = "PORT [KEY] [FILE]", arity = "1..3", hideParamSyntax = true,
-            description = "PORT to listen on; KEY, the shared secret, unless --key-file or RDFLUX_KEY "
-                + "gives it; FILE to write (default: standard output; - also means stdout).")
+            description = "PORT to listen on (0: any free one); KEY, the shared secret, unless --key-file or "
+                + "RDFLUX_KEY gives it; FILE to write (default: standard output; - also means stdout). With "
+                + "RDFLUX_KEY, write FILE as a path (./out.bin): a bare word there may be a key.")
     List<String> args;
 
     @Mixin
@@ -69,24 +75,40 @@ final class ReceiveCommand implements Callable<Integer> {
             description = "Give up if no sender arrives within SECONDS (0: wait as long as it takes). Default: ${DEFAULT-VALUE}.")
     int timeout;
 
+    @Option(names = "--no-fsync", description = "Confirm a stream once its file is written and renamed, without "
+        + "waiting for the disk to store it (fsync). Faster for files that fit the page cache; a crash or power "
+        + "loss right after can lose the file although rdsend succeeded.")
+    boolean noFsync;
+
+    /**
+     * {@code e}, without the finer reason of a file that could not be created once the stream
+     * arrived: the sender learns only SINK_FAILED (74), and both tools report the same code.
+     * An output that cannot be created is found before listening (73) in all but a race.
+     */
+    private static Throwable asTheSenderSeesIt(Throwable e) {
+        return e instanceof ConnectorException ce && ce.code() == ErrorCode.SINK_FAILED
+                ? new ProtocolException(ce.code(), ce.getMessage(), ce) : e;
+    }
+
     @Override
     public Integer call() {
         Console.configure("rdrecv", flags.verbose, flags.debug);
-        KeyOptions.Positionals positionals = key.split(args, "PORT");
+        KeyOptions.Positionals positionals = key.split(args, "PORT", true);
         int port = Ports.parse(positionals.leading().get(0), true);
         String file = positionals.file();
         byte[] secret = key.resolve(positionals.key());
         if (timeout < 0) {
             throw new UsageException("--timeout must not be negative");
         }
+        ChannelOptions options = flags.options(0, false);
 
-        Sink sink = Sink.fileOrStdout(file);
+        Sink sink = Sink.fileOrStdout(file, SinkOptions.defaults().withFsync(!noFsync));
         Meter meter = new Meter();
         AtomicLong wire = new AtomicLong();
         AtomicBoolean arrived = new AtomicBoolean();
         AtomicReference<CodecChain> used = new AtomicReference<>(CodecChain.empty());
         Mono<Void> work = FluxReceiver.create()
-                .host(bind).port(port).key(secret).transport(flags.transport).options(flags.options())
+                .host(bind).port(port).key(secret).transport(flags.transport).options(options)
                 .handle(in -> {
                     arrived.set(true);
                     meter.streamStarted();
@@ -109,9 +131,19 @@ final class ReceiveCommand implements Callable<Integer> {
                         Codecs.announce(chain, flags.verbose);
                         data = chain.decode(data, CodecContext.forSession(in.session(), secret));
                     }
-                    return sink.write(data.doOnNext(c -> meter.add(c.remaining())), in.metadata()).then();
+                    data = Signals.guard(data.doOnNext(c -> meter.add(c.remaining())), "receiver");
+                    return sink.write(data, in.metadata()).then();
                 })
-                .receiveOne();
+                .bindOne()
+                .flatMap(server -> {
+                    // Always for port 0, which only this line tells; scripts read it from stderr.
+                    if (port == 0 || flags.verbose) {
+                        Console.info("listening on " + (bind.contains(":") ? "[" + bind + "]" : bind) + ":"
+                                + server.address().getPort());
+                    }
+                    return server.outcome();
+                })
+                .onErrorMap(e -> Codecs.altered(used.get(), asTheSenderSeesIt(e)));
         if (timeout > 0) {
             // Only the wait for a sender is limited: a stream that arrived may take as long as it needs.
             Mono<Void> deadline = Mono.delay(Duration.ofSeconds(timeout)).flatMap(x -> arrived.get() ? Mono.never()

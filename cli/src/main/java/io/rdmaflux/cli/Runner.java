@@ -5,54 +5,65 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import sun.misc.Signal;
 
 /**
- * Runs a tool's work to its end and turns the outcome into an exit code. On Ctrl-C or
- * SIGTERM the work is cancelled, so sinks remove partial output and the peer is told, and the
- * process waits briefly for that clean-up before it exits.
+ * Runs a tool's work to its end and turns the outcome into an exit code.
+ *
+ * <p>On SIGINT, SIGTERM or SIGHUP ({@link Signals}): a stream under way fails through its
+ * guarded data path, which removes partial output and tells the peer, and the work is given
+ * {@link #CLEANUP_MS} to end; work with no guarded stream (listening, connecting, or work that
+ * guards none) is cancelled at once and given {@link #SETTLE_MS} to clean up. The exit status
+ * is then {@link ExitCode#ofSignal 128 + the signal's number}, unless the stream had already
+ * completed: a signal that comes too late to stop it changes nothing.
  */
 final class Runner {
 
-    private static final long CLEANUP_MS = 3000;
+    private static final long CLEANUP_MS = 2000;
+    private static final long SETTLE_MS = 300;
 
     private Runner() {
     }
 
     static int run(Mono<?> work) {
+        Signals.install();
         CountDownLatch done = new CountDownLatch(1);
+        CountDownLatch wake = new CountDownLatch(1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Disposable running = work.subscribe(v -> { }, e -> {
             failure.set(e);
             done.countDown();
-        }, done::countDown);
-        Thread hook = new Thread(() -> {
-            if (done.getCount() > 0) {
-                running.dispose();
-                try {
-                    // Give sinks time to remove partial files and the peer time to hear why.
-                    done.await(CLEANUP_MS, TimeUnit.MILLISECONDS);
-                    Thread.sleep(200);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                Console.error("interrupted; the transfer was cancelled");
-            }
-        }, "shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
+            wake.countDown();
+        }, () -> {
+            done.countDown();
+            wake.countDown();
+        });
+        Disposable onSignal = Signals.raised().subscribe(s -> wake.countDown());
         try {
-            done.await();
+            wake.await();
+            if (done.getCount() > 0) {
+                // A signal came first. A stream under way fails through its guard on its own.
+                if (!Signals.streamStarted() || !done.await(CLEANUP_MS, TimeUnit.MILLISECONDS)) {
+                    running.dispose();
+                    // Cancelling reports nothing back: give what cancel set off (a sink removing
+                    // its file, an ERROR frame) a moment on its own threads.
+                    Thread.sleep(SETTLE_MS);
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             running.dispose();
-            return ExitCode.INTERRUPTED;
+        } finally {
+            onSignal.dispose();
         }
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException e) {
-            // Already shutting down: the hook reports.
-            return ExitCode.INTERRUPTED;
-        }
+        Signal signal = Signals.received();
         Throwable e = failure.get();
+        boolean ok = done.getCount() == 0 && e == null;
+        if (signal != null && !ok) {
+            Console.error(e != null ? Console.message(e) : "interrupted by " + Signals.name(signal)
+                    + (Signals.streamStarted() ? "; the stream was cancelled" : ""));
+            return ExitCode.ofSignal(signal.getNumber());
+        }
         if (e != null) {
             Console.error(e);
             return ExitCode.of(reactor.core.Exceptions.unwrap(e));

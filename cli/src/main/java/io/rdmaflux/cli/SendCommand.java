@@ -7,6 +7,7 @@ import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.codec.CodecContext;
 import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
+import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.Source;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.util.List;
@@ -41,10 +42,15 @@ import reactor.core.publisher.Mono;
             "",
             "If rdrecv is not up yet, rdsend retries for --connect-timeout seconds.",
             "",
-            "Exit codes: 0 ok, 64 usage, 65 corrupt data, 66 input missing or unreadable, "
-                + "69 cannot connect, 70 internal, 73/74 receiver cannot create/write its output, "
-                + "75 cut short (peer died, timeout), 76 checksum mismatch, 77 wrong key, "
-                + "130 interrupted. See docs/user-guide.md."})
+            "Ctrl-C cancels the stream: the receiver removes its partial file. Input from a pipe "
+                + "is confirmed ended 250 ms after its end, so that Ctrl-C on 'tar c dir | rdsend ...' "
+                + "never delivers a cut tar.",
+            "",
+            "Exit codes: 0 ok, 64 usage, 65 corrupt or tampered data, 66 input missing, unreadable "
+                + "or changed while sent, 69 cannot connect, 70 internal, 74 receiver cannot write "
+                + "its output, 75 cut short (receiver died or was interrupted, timeout), 76 checksum "
+                + "mismatch, 77 wrong key, 79 receiver busy, 130/143/129 interrupted by "
+                + "SIGINT/SIGTERM/SIGHUP. See docs/user-guide.md."})
 final class SendCommand implements Callable<Integer> {
 
     @Parameters(index = "0..3", paramLabel = "HOST PORT [KEY] [FILE]", arity = "2..4", hideParamSyntax = true,
@@ -80,6 +86,11 @@ final class SendCommand implements Callable<Integer> {
         public boolean preprocess(java.util.Stack<String> args, picocli.CommandLine.Model.CommandSpec spec,
                                   picocli.CommandLine.Model.ArgSpec arg, java.util.Map<String, Object> info) {
             if (!"=".equals(String.valueOf(info.get("separator")))) {
+                // "--zstd 3": the 3 would become HOST; say how to write it instead.
+                if (!args.isEmpty() && args.peek().matches("-?[0-9]+")) {
+                    throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--zstd takes its level "
+                            + "attached: write --zstd=" + args.peek() + " (a separate " + args.peek() + " would be HOST)");
+                }
                 arg.setValue(1);
                 return true;
             }
@@ -90,7 +101,7 @@ final class SendCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Console.configure("rdsend", flags.verbose, flags.debug);
-        KeyOptions.Positionals positionals = key.split(args, "HOST PORT");
+        KeyOptions.Positionals positionals = key.split(args, "HOST PORT", false);
         String host = positionals.leading().get(0);
         int port = Ports.parse(positionals.leading().get(1), false);
         String file = positionals.file();
@@ -100,10 +111,18 @@ final class SendCommand implements Callable<Integer> {
         }
 
         CodecChain chain = Codecs.chain(zstdLevel, encrypt, flags.options().frameSize());
-        ChannelOptions options = flags.options().withConnectTimeout(java.time.Duration.ofSeconds(connectTimeout));
+        ChannelOptions options = flags.options(chain.specs().size(), true)
+                .withConnectTimeout(java.time.Duration.ofSeconds(connectTimeout));
         // Blocks sized so that each encoded record fits one frame.
         int block = chain.blockSize();
-        Source source = Codecs.source(file, block);
+        Source source;
+        try {
+            source = Codecs.source(file, block, options.sendSlots());
+        } catch (ConnectorException e) {
+            throw key.explainMissingInput(e, file);
+        }
+        // A pipe's end may come from a producer killed by the signal that is about to stop us.
+        boolean confirmEnd = Signals.inputIsPipe(file);
         StreamMetadata metadata = source.metadata();
         if (!chain.isEmpty()) {
             metadata = metadata.with(StreamMetadata.CODECS, chain.format());
@@ -124,8 +143,10 @@ final class SendCommand implements Callable<Integer> {
                     if (!chain.isEmpty()) {
                         data = chain.encode(data, CodecContext.forSession(session, secret));
                     }
-                    return data.doOnNext(c -> wire.addAndGet(c.remaining()));
-                });
+                    data = data.doOnNext(c -> wire.addAndGet(c.remaining()));
+                    return Signals.guard(confirmEnd ? Signals.confirmEnd(data) : data, "sender");
+                })
+                .onErrorMap(e -> Codecs.altered(chain, e));
         int code = Runner.run(work);
         meter.stop();
         if (code == ExitCode.OK && flags.verbose) {

@@ -2,6 +2,7 @@ package io.rdmaflux.cli;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -42,6 +43,18 @@ public final class Files2 {
             throw new UncheckedIOException(e);
         }
         return path;
+    }
+
+    /** Writes {@code bytes} pseudo-random bytes, seeded with their count, to {@code out}. */
+    public static void random(OutputStream out, int bytes) throws IOException {
+        SplittableRandom r = new SplittableRandom(bytes);
+        byte[] buf = new byte[64 * 1024];
+        for (int done = 0; done < bytes; done += buf.length) {
+            for (int i = 0; i < buf.length; i++) {
+                buf[i] = (byte) r.nextInt();
+            }
+            out.write(buf);
+        }
     }
 
     public static String sha256(Path path) {

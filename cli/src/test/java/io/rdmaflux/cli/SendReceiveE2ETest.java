@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -182,7 +181,7 @@ class SendReceiveE2ETest {
         Tool r = recv(Integer.toString(port), "k", out.toString());
         Tool s = send("127.0.0.1", Integer.toString(port), "k");
         try (OutputStream feed = s.process.getOutputStream()) {
-            writeRandom(feed, 8 << 20);
+            Files2.random(feed, 8 << 20);
             feed.flush();
             awaitPartialFile();
             s.kill();
@@ -202,11 +201,11 @@ class SendReceiveE2ETest {
         Tool r = recv(Integer.toString(port), "k", out.toString());
         Tool s = send("127.0.0.1", Integer.toString(port), "k");
         try (OutputStream feed = s.process.getOutputStream()) {
-            writeRandom(feed, 8 << 20);
+            Files2.random(feed, 8 << 20);
             feed.flush();
             awaitPartialFile();
             r.kill();
-            writeRandom(feed, 8 << 20);
+            Files2.random(feed, 8 << 20);
         } catch (IOException expectedOnceFailed) {
             // rdsend stops reading its input once the stream failed.
         }
@@ -288,17 +287,6 @@ class SendReceiveE2ETest {
         String out = new String(d.process.getInputStream().readAllBytes());
         assertThat(d.exitCode(LIMIT)).isZero();
         assertThat(out).contains("tcp").contains("rdma").contains("memlock");
-    }
-
-    private static void writeRandom(OutputStream out, int bytes) throws IOException {
-        SplittableRandom r = new SplittableRandom(bytes);
-        byte[] buf = new byte[64 * 1024];
-        for (int done = 0; done < bytes; done += buf.length) {
-            for (int i = 0; i < buf.length; i++) {
-                buf[i] = (byte) r.nextInt();
-            }
-            out.write(buf);
-        }
     }
 
     /** Waits until the receiver has started writing its temporary file. */

@@ -35,12 +35,41 @@ final class Tool {
         this.sampler.start();
     }
 
-    /** Starts {@code bin/<name> args}, with stdin and stdout redirected as given. */
+    /**
+     * Starts {@code bin/<name> args}, with stdin and stdout redirected as given. The tool sees
+     * SIGINT, SIGTERM and SIGHUP as a shell's foreground job does, even where this JVM was
+     * started ignoring them (as a background job without job control is): perl resets them and
+     * execs the launcher, which execs the JVM, so the process keeps its pid.
+     */
     static Tool start(Path workDir, String name, ProcessBuilder.Redirect in, ProcessBuilder.Redirect out,
                       Map<String, String> env, String... args) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(HOME.resolve("bin").resolve(name).toString());
+        List<String> cmd = new ArrayList<>(DEFAULT_SIGNALS);
+        cmd.add(launcher(name));
         cmd.addAll(List.of(args));
+        return run(workDir, name, cmd, in, out, env);
+    }
+
+    /**
+     * Runs {@code script} with bash in a session and process group of its own (setsid), as a
+     * shell runs a pipeline it was given: {@link #signalGroup} then reaches every process of it,
+     * as Ctrl-C does. The process is bash, the group's leader.
+     */
+    static Tool group(Path workDir, String script, Map<String, String> env) {
+        List<String> cmd = new ArrayList<>(DEFAULT_SIGNALS);
+        cmd.addAll(List.of("setsid", "bash", "-c", script));
+        return run(workDir, "bash", cmd, ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE, env);
+    }
+
+    private static final List<String> DEFAULT_SIGNALS =
+            List.of("perl", "-e", "$SIG{INT} = $SIG{TERM} = $SIG{HUP} = 'DEFAULT'; exec @ARGV or die \"$!\\n\"", "--");
+
+    /** The path of {@code bin/<name>}, for scripts. */
+    static String launcher(String name) {
+        return HOME.resolve("bin").resolve(name).toString();
+    }
+
+    private static Tool run(Path workDir, String name, List<String> cmd, ProcessBuilder.Redirect in,
+                            ProcessBuilder.Redirect out, Map<String, String> env) {
         try {
             Path err = Files.createTempFile(workDir, name + "-", ".stderr");
             ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile())
@@ -50,6 +79,32 @@ final class Tool {
             return new Tool(name, pb.start(), err);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Sends the signal {@code name} ("INT", "TERM", "KILL") to the tool. */
+    void signal(String name) {
+        kill("-s", name, Long.toString(process.pid()));
+    }
+
+    /** Sends the signal {@code name} to every process of the group {@link #group} started. */
+    void signalGroup(String name) {
+        kill("-s", name, "--", "-" + process.pid());
+    }
+
+    private static void kill(String... args) {
+        List<String> cmd = new ArrayList<>(List.of("kill"));
+        cmd.addAll(List.of(args));
+        try {
+            Process k = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            if (!k.waitFor(30, TimeUnit.SECONDS) || k.exitValue() != 0) {
+                throw new AssertionError("kill " + String.join(" ", args) + " failed: "
+                        + new String(k.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
         }
     }
 

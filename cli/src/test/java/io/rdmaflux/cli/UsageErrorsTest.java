@@ -24,6 +24,16 @@ class UsageErrorsTest {
         "rdrecv | ''                | rdrecv: missing arguments: expected PORT [KEY] [FILE]",
         "rdrecv | 1 k f extra       | rdrecv: too many arguments: 'extra'",
         "rdrecv | --slots=x 1 k     | rdrecv: Invalid value for option '--slots': 'x' is not an int",
+        "rdsend | --zstd 3 h 1 k    | rdsend: --zstd takes its level attached: write --zstd=3 (a separate 3 would be HOST)",
+        "rdsend | --frame-size 4097M h 1 k | rdsend: --frame-size must be between 4K and 64M, was 4097M",
+        "rdrecv | --frame-size 2K 1 k | rdrecv: --frame-size must be between 4K and 64M, was 2K",
+        "rdrecv | --frame-size 64M --slots 32 1 k | rdrecv: --frame-size 64M with --slots 32 makes rings of 2.00 GiB; "
+            + "frame size x slots may be at most 1.00 GiB: use a smaller --frame-size or fewer --slots",
+        // A forgotten KEY: pom.xml (in the working directory of the tests) would have been the key.
+        "rdsend | h 1 pom.xml       | rdsend: 'pom.xml' was taken as KEY, but it names a file: if that is the FILE to "
+            + "send, give the key before it (HOST PORT KEY pom.xml), or with --key-file or RDFLUX_KEY",
+        "rdrecv | 1 pom.xml         | rdrecv: 'pom.xml' was taken as KEY, but it names a file: if that is the FILE to "
+            + "write, give the key before it (PORT KEY pom.xml), or with --key-file or RDFLUX_KEY",
     })
     void mistakesAreExplainedInOneLine(String tool, String args, String expected) {
         String[] argv = (tool + " " + args).trim().split(" +");

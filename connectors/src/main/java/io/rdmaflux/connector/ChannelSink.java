@@ -4,6 +4,7 @@ import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -21,14 +22,16 @@ public final class ChannelSink implements Sink {
     private final Callable<? extends WritableByteChannel> opener;
     private final boolean close;
     private final Runnable flush;
+    private final boolean sync;
     private final SinkOptions options;
 
     private ChannelSink(String description, Callable<? extends WritableByteChannel> opener, boolean close,
-                        Runnable flush, SinkOptions options) {
+                        Runnable flush, boolean sync, SinkOptions options) {
         this.description = description;
         this.opener = opener;
         this.close = close;
         this.flush = flush;
+        this.sync = sync;
         this.options = options;
     }
 
@@ -41,17 +44,25 @@ public final class ChannelSink implements Sink {
      */
     public static ChannelSink of(String description, Callable<? extends WritableByteChannel> opener, boolean close) {
         return new ChannelSink(Objects.requireNonNull(description), Objects.requireNonNull(opener), close,
-                () -> { }, SinkOptions.defaults());
+                () -> { }, false, SinkOptions.defaults());
     }
 
     /** This sink running {@code flush} before the first byte and after the last (or on failure). */
     public ChannelSink withFlush(Runnable flush) {
-        return new ChannelSink(description, opener, close, Objects.requireNonNull(flush), options);
+        return new ChannelSink(description, opener, close, Objects.requireNonNull(flush), sync, options);
     }
 
-    /** This sink with other options ({@link SinkOptions#fsync()} does not apply). */
+    /**
+     * This sink syncing its channel (a {@link FileChannel} on a regular file or a block
+     * device) before it reports success, when its options ask for {@link SinkOptions#fsync()}.
+     */
+    public ChannelSink withSync(boolean sync) {
+        return new ChannelSink(description, opener, close, flush, sync, options);
+    }
+
+    /** This sink with other options ({@link SinkOptions#fsync()} applies only {@linkplain #withSync with sync}). */
     public ChannelSink withOptions(SinkOptions options) {
-        return new ChannelSink(description, opener, close, flush, Objects.requireNonNull(options));
+        return new ChannelSink(description, opener, close, flush, sync, Objects.requireNonNull(options));
     }
 
     @Override
@@ -97,6 +108,9 @@ public final class ChannelSink implements Sink {
         @Override
         public String commit() throws IOException {
             flush.run();
+            if (sync && options.fsync() && channel instanceof FileChannel file) {
+                file.force(true);
+            }
             if (close) {
                 channel.close();
             }

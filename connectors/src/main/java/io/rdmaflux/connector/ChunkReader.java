@@ -26,23 +26,52 @@ interface ChunkReader {
     default void abort() {
     }
 
-    /** Positional reads of a regular file: large, never short except at the end. */
-    static ChunkReader positional(FileChannel channel) {
+    /** What a positional reader checks once it reached the size it was given, or the file ended before. */
+    @FunctionalInterface
+    interface EndCheck {
+        /**
+         * @param channel the file
+         * @param read    the bytes read: the size given, or fewer if the file ended first
+         * @throws IOException to fail the read instead of ending the data
+         */
+        void verify(FileChannel channel, long read) throws IOException;
+    }
+
+    /**
+     * Positional reads of the first {@code size} bytes of a regular file: large, never short
+     * except at the end. At the end, {@code check} decides whether the data really ended.
+     */
+    static ChunkReader positional(FileChannel channel, long size, EndCheck check) {
         return new ChunkReader() {
             private long position;
+            private boolean ended;
 
             @Override
             public int read(ByteBuffer dst) throws IOException {
-                int total = 0;
-                while (dst.hasRemaining()) {
-                    int n = channel.read(dst, position);
-                    if (n < 0) {
-                        break;
-                    }
-                    position += n;
-                    total += n;
+                if (ended) {
+                    return -1;
                 }
-                return total == 0 && dst.hasRemaining() ? -1 : total;
+                int limit = dst.limit();
+                dst.limit(dst.position() + (int) Math.min(dst.remaining(), size - position));
+                int total = 0;
+                try {
+                    while (dst.hasRemaining()) {
+                        int n = channel.read(dst, position);
+                        if (n < 0) {
+                            break;
+                        }
+                        position += n;
+                        total += n;
+                    }
+                } finally {
+                    dst.limit(limit);
+                }
+                if (total > 0) {
+                    return total;
+                }
+                ended = true;
+                check.verify(channel, position);
+                return -1;
             }
 
             @Override

@@ -13,20 +13,29 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
- * A file as a sink. The bytes are written with positional writes to a temporary file in the
- * target's directory ({@code .NAME.rdflux-XXXXXXXX.part}), optionally synced, and the file is
- * renamed to its final name only when the whole stream has arrived, replacing any file of that
- * name (keeping the old file's permissions). A stream that fails or is cancelled leaves no
- * partial file behind: it is removed, and the error says so.
+ * A file as a sink. A regular file (new, or replacing one) is written with positional writes
+ * to a temporary file beside it, {@code .NAME.rdflux-TAG-PID-RANDOM.part}, synced when asked,
+ * and renamed to its final name only when the whole stream has arrived, replacing any file of
+ * that name (keeping the old file's permissions). A stream that fails or is cancelled leaves
+ * no partial file behind: it is removed, and the error says so. A symbolic link is followed:
+ * the file it points to is replaced, as {@code cp} would write it.
  *
- * <p>Special files ({@code /dev/null}, a FIFO, a terminal, anything under {@code /dev/} but
- * {@code /dev/shm/}, or under {@code /proc/}, such as {@code /dev/stdout}) are written in place, sequentially and in append
- * mode, with no temporary name; on failure their error says how many bytes were written.
+ * <p>A process killed outright (kill -9, a crash) cannot remove its partial file. The next
+ * write to the same target removes such leftovers: a {@code .part} whose name says it was made
+ * on this host (TAG: the host name and PID namespace) by a process that no longer runs; it
+ * logs each one removed or left alone (the tools show these lines with {@code -v}).
+ *
+ * <p>What the path <em>is</em> decides, never where it is: a device, a FIFO or a socket is
+ * written in place, from its start, with no temporary name, and so is a regular file reached
+ * through a process's open descriptor ({@code /dev/stdout}, {@code /dev/fd/N}), in append mode
+ * as that descriptor would be; on failure their error says how many bytes were written. A
+ * regular file under {@code /dev/shm} is a regular file like any other.
  *
  * <p>Writes run on the options' scheduler, never on the thread that delivers the chunks; see
  * {@link Sink} for ownership and {@link SinkOptions} for the memory bound.
@@ -40,13 +49,28 @@ import reactor.core.publisher.Mono;
  */
 public final class FileSink implements Sink {
 
+    private static final Logger log = Loggers.getLogger(FileSink.class);
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFBLK = 0060000;
+
     private final Path path;
-    private final boolean inPlace;
+    private final Plan plan;
     private final SinkOptions options;
 
-    private FileSink(Path path, boolean inPlace, SinkOptions options) {
+    /**
+     * How the path is written.
+     *
+     * @param target  the file operated on: the path with symbolic links resolved
+     * @param inPlace written in place rather than through a temporary file
+     * @param append  in place, at the end (a descriptor's file) rather than from the start
+     * @param syncable in place, something fsync applies to (a regular file, a block device)
+     */
+    private record Plan(Path target, boolean inPlace, boolean append, boolean syncable) {
+    }
+
+    private FileSink(Path path, Plan plan, SinkOptions options) {
         this.path = path;
-        this.inPlace = inPlace;
+        this.plan = plan;
         this.options = options;
     }
 
@@ -57,43 +81,99 @@ public final class FileSink implements Sink {
 
     /**
      * A sink that writes the file at {@code path}. Checks now that the path is not a directory
-     * and that its directory exists; whether it may be written is known when writing starts
-     * (the file is created as soon as {@link #write} is subscribed).
+     * and can be written: a file can be created in its directory (one is, and removed at once),
+     * or, for a file written in place, the file may be written; so a command fails before any
+     * stream arrives. The file itself is created when {@link #write} is subscribed.
      *
      * @throws ConnectorException (SINK_FAILED) with a one-line message otherwise
      */
     public static FileSink of(Path path, SinkOptions options) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
-        if (Files.isDirectory(path)) {
+        return new FileSink(path, plan(path), options);
+    }
+
+    private static Plan plan(Path path) {
+        Path abs = path.toAbsolutePath();
+        if (Files.isDirectory(abs)) {
             throw ConnectorException.sink(Reason.NOT_A_FILE, "cannot write " + path + ": is a directory", null);
         }
-        if (isSpecial(path)) {
-            return new FileSink(path, true, options);
+        try {
+            if (Files.exists(abs)) {
+                if (!Files.isRegularFile(abs)) {
+                    // A device, FIFO or socket: nothing to rename over.
+                    checkWritable(path, abs);
+                    return new Plan(abs, true, false, isBlockDevice(abs));
+                }
+                Path real = throughLinks(abs);
+                if (real == null) {
+                    // An open descriptor's file (/dev/stdout > file): write it as the descriptor would.
+                    checkWritable(path, abs);
+                    return new Plan(abs, true, true, true);
+                }
+                checkCreatable(path, real);
+                return new Plan(real, false, false, false);
+            }
+        } catch (IOException e) {
+            throw ConnectorException.sink(IoErrors.classify(e), "cannot write " + path + ": "
+                    + IoErrors.phrase(IoErrors.classify(e), e), e);
         }
-        Path dir = path.toAbsolutePath().getParent();
+        Path dir = abs.getParent();
         if (dir == null || !Files.isDirectory(dir)) {
             throw ConnectorException.sink(Reason.NOT_FOUND, "cannot write " + path + ": directory " + dir
                     + " does not exist", null);
         }
-        return new FileSink(path, false, options);
+        checkCreatable(path, abs);
+        return new Plan(abs, false, false, false);
     }
 
     /**
-     * Files that are written in place: anything but a regular file or a new file outside /dev and
-     * /proc. /dev/shm is a tmpfs for ordinary files (scratch copies), not a device.
+     * The real path of the regular file {@code abs} names, following symbolic links; null when
+     * a link on the way is a process's open descriptor (a link in procfs, as /dev/stdout leads to).
      */
-    private static boolean isSpecial(Path path) {
-        String abs = path.toAbsolutePath().normalize().toString();
-        if (abs.startsWith("/dev/") && !abs.startsWith("/dev/shm/") || abs.startsWith("/proc/")) {
-            return true;
+    private static Path throughLinks(Path abs) throws IOException {
+        Path p = abs;
+        for (int hops = 0; hops < 40 && Files.isSymbolicLink(p); hops++) {
+            Path dir = p.getParent().toRealPath();
+            if ("proc".equals(Files.getFileStore(dir).type())) {
+                return null;
+            }
+            p = dir.resolve(Files.readSymbolicLink(p));
         }
-        return Files.exists(path) && !Files.isRegularFile(path);
+        return p.toRealPath();
+    }
+
+    /** Fails now, before any stream, when the file {@code what}, written in place, is not writable. */
+    private static void checkWritable(Path path, Path what) {
+        if (!Files.isWritable(what)) {
+            throw ConnectorException.sink(Reason.PERMISSION_DENIED, "cannot write " + path + ": permission denied", null);
+        }
+    }
+
+    /**
+     * Fails now, before any stream, when no file can be created in {@code dir}: creating one is
+     * the only reliable test (root, ACLs, read-only mounts), and it is removed at once.
+     */
+    private static void checkCreatable(Path path, Path target) {
+        try {
+            Files.delete(Files.createFile(PartFiles.next(target)));
+        } catch (IOException | SecurityException e) {
+            Reason r = IoErrors.classify(e);
+            throw ConnectorException.sink(r, "cannot write " + path + ": " + IoErrors.phrase(r, e), e);
+        }
+    }
+
+    private static boolean isBlockDevice(Path p) {
+        try {
+            return ((Integer) Files.getAttribute(p, "unix:mode") & S_IFMT) == S_IFBLK;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** This sink with other options. */
     public FileSink withOptions(SinkOptions options) {
-        return new FileSink(path, inPlace, Objects.requireNonNull(options));
+        return new FileSink(path, plan, Objects.requireNonNull(options));
     }
 
     /** The file written. */
@@ -103,14 +183,15 @@ public final class FileSink implements Sink {
 
     /** Whether the file is written in place (a special file) rather than through a temporary file. */
     public boolean inPlace() {
-        return inPlace;
+        return plan.inPlace();
     }
 
     @Override
     public Mono<SinkResult> write(Publisher<Chunk> data, StreamMetadata metadata) {
         Objects.requireNonNull(data, "data");
-        return Mono.defer(() -> WriteLoop.write(inPlace ? new InPlace(path) : new TempThenRename(path, options.fsync()),
-                data, options));
+        return Mono.defer(() -> WriteLoop.write(plan.inPlace()
+                ? new InPlace(path, plan, options.fsync() && plan.syncable())
+                : new TempThenRename(path, plan.target(), options.fsync()), data, options));
     }
 
     @Override
@@ -120,34 +201,34 @@ public final class FileSink implements Sink {
 
     @Override
     public String toString() {
-        return "FileSink[" + path + (inPlace ? ", in place" : "") + "]";
+        return "FileSink[" + path + (plan.inPlace() ? ", in place" : "") + "]";
     }
 
     /** Writes a temporary file next to the target and renames it on success. */
     private static final class TempThenRename implements WriteTarget {
 
+        private final Path shown;
         private final Path target;
         private final boolean fsync;
         private Path temp;
         private FileChannel channel;
         private long position;
 
-        TempThenRename(Path target, boolean fsync) {
+        TempThenRename(Path shown, Path target, boolean fsync) {
+            this.shown = shown;
             this.target = target;
             this.fsync = fsync;
         }
 
         @Override
         public void open() throws IOException {
-            Path abs = target.toAbsolutePath();
-            String name = abs.getFileName().toString();
-            String suffix = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffffL);
-            Path t = abs.resolveSibling("." + name + ".rdflux-" + suffix + ".part");
+            PartFiles.removeStale(target, log);
+            Path t = PartFiles.next(target);
             channel = FileChannel.open(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             temp = t;
             try {
-                if (Files.isRegularFile(abs)) {
-                    Set<PosixFilePermission> perms = Files.getPosixFilePermissions(abs);
+                if (Files.isRegularFile(target)) {
+                    Set<PosixFilePermission> perms = Files.getPosixFilePermissions(target);
                     Files.setPosixFilePermissions(temp, perms);
                 }
             } catch (IOException | UnsupportedOperationException e) {
@@ -171,12 +252,11 @@ public final class FileSink implements Sink {
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             temp = null;
             if (fsync) {
-                Path dir = target.toAbsolutePath().getParent();
-                try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+                try (FileChannel d = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
                     d.force(true);
                 }
             }
-            return target.toString();
+            return shown.toString();
         }
 
         @Override
@@ -189,11 +269,11 @@ public final class FileSink implements Sink {
                 }
             }
             if (temp == null) {
-                return channel == null ? "nothing was written" : target + " was written but could not be synced";
+                return channel == null ? "nothing was written" : shown + " was written but could not be synced";
             }
             try {
                 Files.deleteIfExists(temp);
-                return "partial file removed, " + target + " left unchanged";
+                return "partial file removed, " + shown + " left unchanged";
             } catch (IOException e) {
                 return "the partial file " + temp + " could not be removed (" + IoErrors.text(e) + ")";
             }
@@ -201,7 +281,7 @@ public final class FileSink implements Sink {
 
         @Override
         public String describe() {
-            return target.toString();
+            return shown.toString();
         }
     }
 
@@ -209,17 +289,23 @@ public final class FileSink implements Sink {
     private static final class InPlace implements WriteTarget {
 
         private final Path path;
+        private final Plan plan;
+        private final boolean fsync;
         private FileChannel channel;
         private long written;
 
-        InPlace(Path path) {
+        InPlace(Path path, Plan plan, boolean fsync) {
             this.path = path;
+            this.plan = plan;
+            this.fsync = fsync;
         }
 
         @Override
         public void open() throws IOException {
             // A FIFO blocks here until a reader comes; this runs on the sink's scheduler.
-            channel = FileChannel.open(path, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+            channel = plan.append()
+                    ? FileChannel.open(plan.target(), StandardOpenOption.WRITE, StandardOpenOption.APPEND)
+                    : FileChannel.open(plan.target(), StandardOpenOption.WRITE);
         }
 
         @Override
@@ -231,6 +317,9 @@ public final class FileSink implements Sink {
 
         @Override
         public String commit() throws IOException {
+            if (fsync) {
+                channel.force(true);
+            }
             channel.close();
             return path.toString();
         }

@@ -8,21 +8,28 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import reactor.core.publisher.Flux;
 
 /**
  * A file as a source. A regular file is read with large positional reads
  * ({@link FileChannel#read(java.nio.ByteBuffer, long)}) of {@link SourceOptions#chunkSize()}
  * bytes into pooled direct buffers, and its size is reported. Other files (a FIFO,
- * {@code /dev/zero}, {@code /dev/stdin}, a process substitution) are read sequentially and
- * their size is unknown.
+ * {@code /dev/zero}, {@code /dev/stdin}, a process substitution) and the made-up files of
+ * /proc and /sys, whose sizes mean nothing, are read sequentially and their size is unknown.
  *
- * <p>The file is read to its end as it is when read (a file that grows while it is sent is
- * sent with what it grew by). All reads run on the options' scheduler; see {@link Source} for
- * ownership and {@link SourceOptions} for the memory bound.
+ * <p>A regular file is sent as it was when the source was made: exactly the size it had then
+ * (the size announced to the receiver), and the Flux fails (SOURCE_FAILED, naming the file)
+ * when the file ends sooner (truncated while it was read), or when at the end its size,
+ * modification time or identity (inode) differ from what they were (written to, grown or
+ * replaced meanwhile), so that a receiver never takes a file cut or mixed up in flight for the
+ * whole one. All reads run on the options' scheduler; see {@link Source} for ownership and
+ * {@link SourceOptions} for the memory bound.
  *
  * <pre>{@code
  * Source source = FileSource.of(Path.of("model.bin"));   // throws if missing or a directory
@@ -32,15 +39,25 @@ import reactor.core.publisher.Flux;
  */
 public final class FileSource implements Source {
 
+    /** File systems whose files are made up when read: their sizes say nothing. */
+    private static final Set<String> PSEUDO = Set.of("proc", "sysfs", "debugfs", "tracefs", "securityfs",
+            "configfs", "efivarfs", "cgroup", "cgroup2", "pstore", "bpf");
+
     private final Path path;
-    private final boolean regular;
-    private final long size;
+    /** What a regular file was when the source was made; null for other files. */
+    private final Snapshot snapshot;
+    /** A made-up file (/proc, /sys): read from its start to its end, whatever size it claims. */
+    private final boolean pseudo;
     private final SourceOptions options;
 
-    private FileSource(Path path, boolean regular, long size, SourceOptions options) {
+    /** A regular file's size, modification time and identity when it was opened. */
+    private record Snapshot(long size, FileTime modified, Object key) {
+    }
+
+    private FileSource(Path path, Snapshot snapshot, boolean pseudo, SourceOptions options) {
         this.path = path;
-        this.regular = regular;
-        this.size = size;
+        this.snapshot = snapshot;
+        this.pseudo = pseudo;
         this.options = options;
     }
 
@@ -64,24 +81,33 @@ public final class FileSource implements Source {
         if (Files.isDirectory(path)) {
             throw ConnectorException.source(Reason.NOT_A_FILE, "cannot read " + path + ": is a directory", null);
         }
-        boolean regular = Files.isRegularFile(path);
-        long size = -1;
-        if (regular) {
+        Snapshot snapshot = null;
+        boolean pseudo = Files.isRegularFile(path) && pseudo(path);
+        if (Files.isRegularFile(path) && !pseudo) {
             // Opening is the only reliable permission check (root, ACLs, read-only mounts).
             try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ)) {
-                size = c.size();
+                BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
+                snapshot = new Snapshot(c.size(), a.lastModifiedTime(), a.fileKey());
             } catch (IOException | SecurityException e) {
                 throw IoErrors.source(path.toString(), e);
             }
         } else if (!Files.isReadable(path)) {
             throw ConnectorException.source(Reason.PERMISSION_DENIED, "cannot read " + path + ": permission denied", null);
         }
-        return new FileSource(path, regular, size, options);
+        return new FileSource(path, snapshot, pseudo, options);
+    }
+
+    private static boolean pseudo(Path path) {
+        try {
+            return PSEUDO.contains(Files.getFileStore(path).type());
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** This source with other options. */
     public FileSource withOptions(SourceOptions options) {
-        return new FileSource(path, regular, size, Objects.requireNonNull(options));
+        return new FileSource(path, snapshot, pseudo, Objects.requireNonNull(options));
     }
 
     /** The file read. */
@@ -92,13 +118,35 @@ public final class FileSource implements Source {
     @Override
     public Flux<Chunk> open() {
         return ReadLoop.flux(path.toString(), () -> {
-            if (regular) {
-                return ChunkReader.positional(FileChannel.open(path, StandardOpenOption.READ));
+            if (snapshot != null) {
+                return ChunkReader.positional(FileChannel.open(path, StandardOpenOption.READ), snapshot.size(),
+                        this::verifyUnchanged);
+            }
+            if (pseudo) {
+                return ChunkReader.positional(FileChannel.open(path, StandardOpenOption.READ), Long.MAX_VALUE,
+                        (channel, read) -> { });
             }
             // Opening a FIFO blocks until a writer comes; this runs on the scheduler.
             FileInputStream in = new FileInputStream(path.toFile());
             return ChunkReader.sequential(in.getChannel(), in, true);
         }, options);
+    }
+
+    /** At the end of a regular file: fails unless it is still the file, and the size, it was. */
+    private void verifyUnchanged(FileChannel channel, long read) throws IOException {
+        if (read < snapshot.size()) {
+            throw ConnectorException.source(Reason.IO, "cannot read " + path + ": the file shrank while it was sent ("
+                    + snapshot.size() + " bytes announced, it ended after " + read + ")", null);
+        }
+        BasicFileAttributes now = Files.readAttributes(path, BasicFileAttributes.class);
+        String change = channel.size() != snapshot.size() || now.size() != snapshot.size()
+                ? "its size went from " + snapshot.size() + " to " + Math.max(channel.size(), now.size()) + " bytes"
+                : !Objects.equals(now.fileKey(), snapshot.key()) ? "another file took its name"
+                : !now.lastModifiedTime().equals(snapshot.modified()) ? "it was written to" : null;
+        if (change != null) {
+            throw ConnectorException.source(Reason.IO, "cannot read " + path + ": the file changed while it was sent ("
+                    + change + ")", null);
+        }
     }
 
     @Override
@@ -109,7 +157,7 @@ public final class FileSource implements Source {
 
     @Override
     public OptionalLong size() {
-        return size >= 0 ? OptionalLong.of(size) : OptionalLong.empty();
+        return snapshot != null ? OptionalLong.of(snapshot.size()) : OptionalLong.empty();
     }
 
     @Override
@@ -119,6 +167,6 @@ public final class FileSource implements Source {
 
     @Override
     public String toString() {
-        return "FileSource[" + path + (size >= 0 ? ", " + size + " bytes" : "") + "]";
+        return "FileSource[" + path + (snapshot != null ? ", " + snapshot.size() + " bytes" : "") + "]";
     }
 }

@@ -50,15 +50,20 @@ public interface Sink {
     /**
      * The sink a command-line argument names, as rdma-pipe's tools take it: standard output
      * when {@code argument} is null or {@code "-"}, otherwise the file at that path (replaced
-     * if it exists; special files such as {@code /dev/null} are written in place).
+     * if it exists; devices, FIFOs and the like, such as {@code /dev/null}, are written in place).
      *
      * @throws ConnectorException when the path cannot be a file's (a directory, or a missing
      *                            parent directory)
      */
     static Sink fileOrStdout(String argument) {
+        return fileOrStdout(argument, SinkOptions.defaults());
+    }
+
+    /** {@link #fileOrStdout(String)} with these options. */
+    static Sink fileOrStdout(String argument, SinkOptions options) {
         if (argument == null || argument.equals("-")) {
-            return StdoutSink.create();
+            return StdoutSink.create(options);
         }
-        return FileSink.of(Path.of(argument));
+        return FileSink.of(Path.of(argument), options);
     }
 }

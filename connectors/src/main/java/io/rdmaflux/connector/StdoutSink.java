@@ -2,7 +2,10 @@ package io.rdmaflux.connector;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * Standard output as a sink, written through a {@link FileChannel} on file descriptor 1
@@ -11,7 +14,9 @@ import java.nio.channels.FileChannel;
  * <p>Standard output is never closed, even on failure, and {@link System#out} is flushed
  * before the first byte and after the last so that nothing printed through it is interleaved
  * with the data. A reader that goes away (broken pipe) fails the write with a one-line
- * message. Logs and progress must go to standard error.
+ * message. Logs and progress must go to standard error. When standard output is a regular
+ * file or a block device ({@code rdrecv ... > copy.bin}), {@link SinkOptions#fsync()} syncs it
+ * before success is reported, as for a file sink.
  */
 public final class StdoutSink {
 
@@ -29,6 +34,17 @@ public final class StdoutSink {
     public static ChannelSink create(SinkOptions options) {
         return ChannelSink.of("standard output", () -> STDOUT, false)
                 .withFlush(System.out::flush)
+                .withSync(syncable())
                 .withOptions(options);
+    }
+
+    /** Whether standard output is something fsync applies to (not a pipe, socket or terminal). */
+    private static boolean syncable() {
+        try {
+            int type = (Integer) Files.getAttribute(Path.of("/proc/self/fd/1"), "unix:mode") & 0170000;
+            return type == 0100000 || type == 0060000;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 }

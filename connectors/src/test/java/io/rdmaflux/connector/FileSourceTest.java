@@ -101,6 +101,88 @@ class FileSourceTest {
                 .verify(T);
     }
 
+    /**
+     * Reads the first chunk of {@code file}, lets {@code change} alter the file, reads on, and
+     * returns how the Flux ended.
+     */
+    private Throwable readChangedMidway(Path file, IoAction change) {
+        FileSource source = FileSource.of(file, SourceOptions.defaults().withChunkSize(64 * 1024));
+        List<Throwable> failed = new CopyOnWriteArrayList<>();
+        StepVerifier.create(source.open().doOnNext(Chunk::release), 1)
+                .expectNextCount(1)
+                .then(() -> {
+                    try {
+                        change.run();
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                })
+                .thenRequest(Long.MAX_VALUE)
+                .thenConsumeWhile(c -> true)
+                .expectErrorSatisfies(failed::add)
+                .verify(T);
+        return failed.get(0);
+    }
+
+    private interface IoAction {
+        void run() throws IOException;
+    }
+
+    @Test
+    void aFileTruncatedWhileItIsReadFailsInsteadOfEndingShort() throws IOException {
+        Path file = randomFile(dir, "shrinks", 1 << 20, 21);
+        Throwable e = readChangedMidway(file, () -> {
+            try (var c = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+                c.truncate(100_000);
+            }
+        });
+        assertThat(e).isInstanceOfSatisfying(ConnectorException.class,
+                        ce -> assertThat(ce.code()).isEqualTo(ErrorCode.SOURCE_FAILED))
+                .hasMessage("cannot read " + file + ": the file shrank while it was sent (1048576 bytes announced, "
+                        + "it ended after 100000)");
+    }
+
+    @Test
+    void aFileThatGrowsWhileItIsReadFails() throws IOException {
+        Path file = randomFile(dir, "grows", 1 << 20, 22);
+        Throwable e = readChangedMidway(file, () -> Files.write(file, new byte[10], java.nio.file.StandardOpenOption.APPEND));
+        assertThat(e).isInstanceOf(ConnectorException.class)
+                .hasMessage("cannot read " + file + ": the file changed while it was sent (its size went from 1048576 "
+                        + "to 1048586 bytes)");
+    }
+
+    @Test
+    void aFileWrittenToWhileItIsReadFails() throws IOException {
+        Path file = randomFile(dir, "written", 1 << 20, 23);
+        // An old time, so that the write below changes it even on a coarse clock.
+        Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.fromMillis(0));
+        Throwable e = readChangedMidway(file, () -> {
+            try (var c = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+                c.write(ByteBuffer.wrap(new byte[] {1, 2, 3}), 500_000);
+            }
+        });
+        assertThat(e).isInstanceOf(ConnectorException.class)
+                .hasMessage("cannot read " + file + ": the file changed while it was sent (it was written to)");
+    }
+
+    @Test
+    void aFileReplacedWhileItIsReadFails() throws IOException {
+        Path file = randomFile(dir, "replaced", 1 << 20, 24);
+        Path other = randomFile(dir, "other", 1 << 20, 25);
+        Throwable e = readChangedMidway(file, () -> Files.move(other, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING));
+        assertThat(e).isInstanceOf(ConnectorException.class)
+                .hasMessage("cannot read " + file + ": the file changed while it was sent (another file took its name)");
+    }
+
+    @Test
+    void madeUpFilesOfProcAreReadToTheirEndWithNoSize() {
+        Path status = Path.of("/proc/self/status");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(status), "no /proc here");
+        FileSource source = FileSource.of(status);
+        assertThat(source.size()).isEmpty();
+        assertThat(new String(collect(source.open()), java.nio.charset.StandardCharsets.UTF_8)).contains("Pid:");
+    }
+
     @Test
     void neverHoldsMoreThanItsBuffersAndResumesWhenOneIsReleased() throws IOException {
         Path file = randomFile(dir, "big", 64 * 1024, 4);

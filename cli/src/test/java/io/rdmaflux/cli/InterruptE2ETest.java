@@ -1,0 +1,162 @@
+package io.rdmaflux.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Signals and sudden deaths in the middle of a stream, with real processes: nothing is ever
+ * committed on the receiver but a stream that ended with a verified END, each side exits with
+ * the documented code, and the partial file goes away. No timing is asserted; every wait is
+ * bounded.
+ */
+class InterruptE2ETest {
+
+    private static final Duration LIMIT = Duration.ofSeconds(120);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void ctrlCOnAProducerPipelineCommitsNothing() throws Exception {
+        assumeTrue(onPath("pv"), "pv is not installed (.ci/run installs it)");
+        Path in = Files2.random(dir.resolve("in.bin"), 32L << 20, 31);
+        Path out = dir.resolve("out.bin");
+        int port = Tool.freePort();
+        Tool r = Tool.start(dir, "rdrecv", Integer.toString(port), "k", out.toString());
+        // As in a terminal: Ctrl-C reaches cat, pv and rdsend at once, and cat's death ends
+        // rdsend's input. The braces keep rdsend's own status: the trap lets that subshell
+        // outlive the signal, and a trapped signal is reset to the default in rdsend.
+        Tool job = Tool.group(dir, "cat " + in + " | pv -q -L 2m | { trap : INT TERM; "
+                + Tool.launcher("rdsend") + " 127.0.0.1 " + port + " k 2> send.err; echo $? > send.status; }", Map.of());
+        awaitPartialFile("out.bin");
+        job.signalGroup("INT");
+        job.exitCode(LIMIT);
+
+        assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.TEMP_FAIL);
+        assertThat(r.err()).contains("sender reported: sender interrupted by SIGINT").hasLineCount(1);
+        assertThat(Files.readString(dir.resolve("send.status")).trim()).as("rdsend's status; stderr: %s",
+                Files.readString(dir.resolve("send.err"))).isEqualTo(Integer.toString(ExitCode.INTERRUPTED));
+        assertThat(Files.readString(dir.resolve("send.err"))).contains("interrupted by SIGINT");
+        assertThat(out).as("a cut file must not be committed").doesNotExist();
+        assertNoPartialFiles("out.bin");
+    }
+
+    @ParameterizedTest(name = "SIG{0}")
+    @CsvSource({"INT, 130", "TERM, 143", "HUP, 129"})
+    void aSignalToTheReceiverCancelsTheStreamAndTellsTheSender(String signal, int status) throws Exception {
+        Path out = dir.resolve("out.bin");
+        int port = Tool.freePort();
+        Tool r = Tool.start(dir, "rdrecv", Integer.toString(port), "k", out.toString());
+        Tool s = Tool.start(dir, "rdsend", "127.0.0.1", Integer.toString(port), "k");
+        feedUntilWritten(s, "out.bin", () -> {
+            r.signal(signal);
+            assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(status);
+        });
+        assertThat(r.err()).contains("receiver interrupted by SIG" + signal).contains("partial file removed")
+                .hasLineCount(1);
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.TEMP_FAIL);
+        assertThat(s.err()).contains("receiver reported: receiver interrupted by SIG" + signal).hasLineCount(1);
+        assertThat(out).doesNotExist();
+        assertNoPartialFiles("out.bin");
+    }
+
+    @Test
+    void aSignalToAReceiverStillWaitingEndsItAtOnce() throws Exception {
+        Tool r = Tool.start(dir, "rdrecv", "0", "k", dir.resolve("out.bin").toString());
+        awaitLine(r, "listening on");
+        r.signal("INT");
+        assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.INTERRUPTED);
+        assertThat(r.err().lines().toList()).last().isEqualTo("rdrecv: interrupted by SIGINT");
+    }
+
+    @Test
+    void aKilledReceiversPartialFileIsRemovedByTheNextRun() throws Exception {
+        Path out = dir.resolve("out.bin");
+        int port = Tool.freePort();
+        Tool r = Tool.start(dir, "rdrecv", Integer.toString(port), "k", out.toString());
+        Tool s = Tool.start(dir, "rdsend", "127.0.0.1", Integer.toString(port), "k");
+        feedUntilWritten(s, "out.bin", () -> r.signal("KILL"));
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.TEMP_FAIL);
+        assertThat(s.err()).contains("receiver").containsIgnoringCase("connection").hasLineCount(1);
+        r.exitCode(LIMIT);
+        List<Path> left = partialFiles("out.bin");
+        assertThat(left).as("kill -9 leaves the partial file").hasSize(1);
+
+        Path in = Files2.random(dir.resolve("in.bin"), 100_000, 32);
+        Tool again = Tool.start(dir, "rdrecv", "-v", Integer.toString(port), "k", out.toString());
+        Tool resend = Tool.start(dir, "rdsend", "127.0.0.1", Integer.toString(port), "k", in.toString());
+        assertThat(resend.exitCode(LIMIT)).as("rdsend: %s", resend.err()).isZero();
+        assertThat(again.exitCode(LIMIT)).as("rdrecv: %s", again.err()).isZero();
+        assertThat(again.err()).contains("removed " + left.get(0) + ", a partial file left by process "
+                + r.process.pid() + ", which ended without finishing it");
+        assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
+        assertThat(partialFiles("out.bin")).isEmpty();
+    }
+
+    private static boolean onPath(String program) {
+        return Stream.of(System.getenv("PATH").split(":")).anyMatch(d -> Files.isExecutable(Path.of(d, program)));
+    }
+
+    /**
+     * Feeds rdsend's standard input until the receiver is writing {@code name}, runs
+     * {@code midStream}, then feeds on until rdsend stops reading.
+     */
+    private void feedUntilWritten(Tool sender, String name, Runnable midStream) throws Exception {
+        try (OutputStream feed = sender.process.getOutputStream()) {
+            Files2.random(feed, 8 << 20);
+            feed.flush();
+            awaitPartialFile(name);
+            midStream.run();
+            Files2.random(feed, 8 << 20);
+        } catch (IOException expectedOnceFailed) {
+            // rdsend stops reading its input once the stream failed.
+        }
+    }
+
+    /** Waits until the receiver has written to its temporary file. */
+    private void awaitPartialFile(String name) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (partialFiles(name).stream().anyMatch(p -> p.toFile().length() > 0)) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the receiver never started writing");
+    }
+
+    /** Waits until the tool has written a line containing {@code text} to stderr. */
+    static void awaitLine(Tool tool, String text) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (tool.err().contains(text)) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError(tool.name + " never said '" + text + "': " + tool.err());
+    }
+
+    private List<Path> partialFiles(String name) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.getFileName().toString().startsWith("." + name + ".rdflux-")).toList();
+        }
+    }
+
+    private void assertNoPartialFiles(String name) throws IOException {
+        assertThat(partialFiles(name)).isEmpty();
+    }
+}
