@@ -2,6 +2,7 @@ package io.rdmaflux.cli;
 
 import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.channel.Transports;
+import io.rdmaflux.transport.rdma.RdmaTransport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,11 +92,7 @@ final class DoctorCommand implements Callable<Integer> {
     /** The locked-memory limit against what one connection's registered buffers need. */
     private static String[] memlock() {
         ChannelOptions o = ChannelOptions.defaults();
-        // The RDMA transport registers the receive ring plus 8 spare receives for control
-        // frames, and the send slots, each rounded up to whole pages, plus small control buffers.
-        long slot = (o.frameSize() + 4095L) / 4096 * 4096;
-        long rings = (o.receiveSlots() + 8L + o.sendSlots()) * slot;
-        long need = rings + 16 * Math.min(rings, 64 * 1024);
+        long need = RdmaTransport.registeredBytesPerConnection(o.transportOptions());
         String limit = "unknown";
         long bytes = -2;
         try {
@@ -124,6 +121,7 @@ final class DoctorCommand implements Callable<Integer> {
             verdict = "could not be read";
         }
         return new String[] {"memlock", limit + "; RDMA buffers need " + Meter.human(need) + " per connection ("
-                + o.receiveSlots() + "+8+" + o.sendSlots() + " x " + Meter.human(slot) + " and control buffers): " + verdict};
+                + Meter.human(o.frameSize()) + " frames, " + o.receiveSlots() + " receive and " + o.sendSlots()
+                + " send slots): " + verdict};
     }
 }

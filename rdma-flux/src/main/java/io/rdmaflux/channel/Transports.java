@@ -27,12 +27,18 @@ public final class Transports {
     }
 
     /**
-     * Stops the threads the transports share (the TCP transport's event loops), waiting at most
-     * {@code timeout}. For a process about to exit: the JVM's exit waits up to 300 ms for
-     * threads blocked in native calls, and an idle event loop is one (in {@code epoll_wait}).
-     * Connections still open are closed. Later use of a transport starts new threads.
+     * Stops the threads the transports keep (the TCP transport's event loops; the RDMA
+     * transport's listener and connection threads, when RDMA was used), waiting at most
+     * {@code timeout} for each. For a process about to exit: the JVM's exit waits up to 300 ms
+     * for threads blocked in native calls, and an idle event loop is one (in
+     * {@code epoll_wait}), as is an RDMA thread waiting for an event. Connections still open are
+     * closed. Later use of a transport starts new threads.
      */
     public static void shutdown(Duration timeout) {
+        Transport r = rdma;
+        if (r != null) {
+            r.shutdown(timeout);
+        }
         try {
             TcpResources.disposeLoopsAndConnectionsLater(Duration.ZERO, timeout).block(timeout.plusMillis(100));
         } catch (RuntimeException e) {

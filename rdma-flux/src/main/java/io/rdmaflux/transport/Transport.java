@@ -1,6 +1,7 @@
 package io.rdmaflux.transport;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.function.Consumer;
 import reactor.core.publisher.Mono;
 
@@ -25,4 +26,12 @@ public interface Transport {
      */
     Mono<TransportServer> listen(InetSocketAddress address, TransportOptions options,
                                  Consumer<FrameConnection> acceptor);
+
+    /**
+     * Closes this transport's connections and listeners that are still open and stops the
+     * threads serving them, waiting at most {@code timeout}; for a process about to exit (see
+     * {@link Transports#shutdown}). Later use starts afresh. The default has nothing to stop.
+     */
+    default void shutdown(Duration timeout) {
+    }
 }

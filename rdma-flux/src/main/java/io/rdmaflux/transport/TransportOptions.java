@@ -23,9 +23,4 @@ public record TransportOptions(int frameSize, int receiveSlots, int sendSlots, D
             throw new IllegalArgumentException("send slots must be between 1 and 4096, was " + sendSlots);
         }
     }
-
-    /** Bytes of buffer memory one connection's receive ring takes. */
-    public long receiveRingBytes() {
-        return (long) frameSize * receiveSlots;
-    }
 }

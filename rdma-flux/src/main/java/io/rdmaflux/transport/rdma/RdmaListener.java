@@ -29,6 +29,7 @@ import reactor.util.Loggers;
 final class RdmaListener implements TransportServer {
 
     private static final Logger log = Loggers.getLogger(RdmaListener.class);
+    /** Longest wait for an event; {@link #dispose()} cuts it short, so it only bounds a missed wake-up. */
     private static final int WAIT_MS = 200;
 
     private final RdmaEventChannel channel;
@@ -40,11 +41,13 @@ final class RdmaListener implements TransportServer {
     /** Connections accepted by the CM but not yet ESTABLISHED (not yet the engine's). */
     private final Map<RdmaCmId, RdmaConnection> notYetEstablished = new IdentityHashMap<>();
     private final AtomicInteger alive = new AtomicInteger();
+    private final Waker waker;
     private volatile boolean disposed;
     private volatile boolean finished;
 
     private RdmaListener(RdmaEventChannel channel, RdmaCmId listenId, InetSocketAddress bound,
-                         TransportOptions options, Consumer<FrameConnection> acceptor) {
+                         TransportOptions options, Consumer<FrameConnection> acceptor, Waker waker) {
+        this.waker = waker;
         this.channel = channel;
         this.listenId = listenId;
         this.bound = bound;
@@ -57,7 +60,9 @@ final class RdmaListener implements TransportServer {
         RdmaTransport.requireIpv4(address, "cannot listen for RDMA on " + RdmaTransport.format(address));
         RdmaEventChannel channel = null;
         RdmaCmId id = null;
+        Waker waker = null;
         try {
+            waker = new Waker();
             channel = RdmaEventChannel.createEventChannel();
             id = channel.createId(RdmaCm.RDMA_PS_TCP);
             id.bindAddr(address);
@@ -67,8 +72,8 @@ final class RdmaListener implements TransportServer {
             if (src instanceof InetSocketAddress s && s.getPort() != 0) {
                 bound = new InetSocketAddress(address.getAddress(), s.getPort());
             }
-            RdmaListener l = new RdmaListener(channel, id, bound, options, acceptor);
-            RdmaTransport.listenerOpened();
+            RdmaListener l = new RdmaListener(channel, id, bound, options, acceptor, waker);
+            RdmaTransport.listenerOpened(l);
             Thread t = new Thread(l::run, "rdma-flux-listen-" + bound.getPort());
             t.setDaemon(true);
             t.start();
@@ -83,6 +88,9 @@ final class RdmaListener implements TransportServer {
                 }
             } catch (IOException | RuntimeException ignored) {
                 // best effort
+            }
+            if (waker != null) {
+                waker.close();
             }
             String why = e.getMessage() != null && e.getMessage().contains("Address already in use")
                     ? "port already in use" : e.getMessage();
@@ -103,12 +111,10 @@ final class RdmaListener implements TransportServer {
                 if (disposed && alive.get() == 0) {
                     break;
                 }
-                RdmaCmEvent ev = channel.getCmEvent(WAIT_MS);
-                if (ev == null) {
-                    continue;
+                RdmaCmEvent ev = nextEvent();
+                if (ev != null) {
+                    handle(ev, listening);
                 }
-                ev.ackEvent();
-                handle(ev, listening);
             }
         } catch (Throwable t) {
             log.warn("RDMA listener on port {} failed: {}", bound.getPort(), t.toString());
@@ -117,9 +123,8 @@ final class RdmaListener implements TransportServer {
             long until = System.nanoTime() + 10_000_000_000L;
             while (alive.get() > 0 && System.nanoTime() < until) {
                 try {
-                    RdmaCmEvent ev = channel.getCmEvent(WAIT_MS);
+                    RdmaCmEvent ev = nextEvent();
                     if (ev != null) {
-                        ev.ackEvent();
                         handle(ev, false);
                     }
                 } catch (IOException e) {
@@ -130,9 +135,22 @@ final class RdmaListener implements TransportServer {
                 quietly(listenId::destroyId);
             }
             quietly(channel::destroyEventChannel);
-            RdmaTransport.listenerReleased();
+            waker.close();
             finished = true;
+            RdmaTransport.listenerReleased(this);
         }
+    }
+
+    /** The next CM event, acknowledged, or null when the wait ended without one. */
+    private RdmaCmEvent nextEvent() throws IOException {
+        if (waker.await(Waker.fdOf(channel), -1, WAIT_MS) == 0) {
+            return null;
+        }
+        RdmaCmEvent ev = channel.getCmEvent(0);
+        if (ev != null) {
+            ev.ackEvent();
+        }
+        return ev;
     }
 
     private void handle(RdmaCmEvent ev, boolean listening) {
@@ -191,7 +209,7 @@ final class RdmaListener implements TransportServer {
         }
         RdmaConnection conn;
         try {
-            conn = new RdmaConnection(connId, null, options, true, peer);
+            conn = new RdmaConnection(connId, null, options, peer);
         } catch (IOException | RuntimeException e) {
             log.warn("cannot set up RDMA connection from {}: {}", peer, e.getMessage());
             quietly(connId::destroyId);
@@ -208,6 +226,7 @@ final class RdmaListener implements TransportServer {
                 notYetEstablished.remove(connId);
             }
             alive.decrementAndGet();
+            waker.wake();
         });
         try {
             connId.accept(RdmaConnection.connParam());
@@ -255,6 +274,7 @@ final class RdmaListener implements TransportServer {
     @Override
     public void dispose() {
         disposed = true;
+        waker.wake();
     }
 
     @Override

@@ -5,13 +5,10 @@ import io.rdmaflux.protocol.ProtocolException;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -26,12 +23,14 @@ import java.util.Locale;
  *   <li>the file named by the system property {@code rdmaflux.native.lib};</li>
  *   <li>{@code libdisni.so} in a directory of {@code java.library.path} (launchers may pass
  *       {@code -Djava.library.path=<dir>});</li>
- *   <li>the copy packaged in the jar at {@code native/linux-x86_64/libdisni.so}: it is copied to
- *       a private temporary directory (mode 700, deleted at exit), loaded, and that directory is
- *       appended to the JVM's search list so that DiSNI's own {@code loadLibrary} finds the
- *       same, already loaded file. That last step uses JDK internals; where a future JDK refuses
- *       it, the reason says to pass {@code -Djava.library.path}.</li>
+ *   <li>the copy packaged in the jar at {@code native/linux-x86_64/libdisni.so}, copied to a
+ *       private temporary directory (mode 700, deleted at exit).</li>
  * </ol>
+ * The file is loaded with {@code System.load} and then made visible in the process's global
+ * symbol scope, where its {@code JNI_OnLoad_disni} marks it, in the JNI specification's terms,
+ * as a library linked into the VM: DiSNI's {@code loadLibrary("disni")} then binds to it and
+ * searches no directory ({@code rdmaflux_load.c}). No JDK internals are touched and no system
+ * property is changed.
  *
  * <p>Every method is safe to call from any thread; the work happens once.
  */
@@ -57,11 +56,6 @@ public final class RdmaNative {
     public static String unavailableReason() {
         probe();
         return reason;
-    }
-
-    /** Whether the native library is loaded and an RDMA device is present. */
-    public static boolean isAvailable() {
-        return unavailableReason() == null;
     }
 
     /** Where the native library was loaded from, or null when it was not. */
@@ -105,47 +99,33 @@ public final class RdmaNative {
             return "RDMA needs Linux on x86-64 (this is " + os + " " + arch + ")";
         }
         try {
+            Path p;
             String explicit = System.getProperty(LIB_PROPERTY);
             if (explicit != null && !explicit.isBlank()) {
-                Path p = Path.of(explicit).toAbsolutePath();
+                p = Path.of(explicit).toAbsolutePath();
                 if (!Files.isRegularFile(p)) {
                     return "native library missing: " + LIB_PROPERTY + " names " + p + ", which does not exist";
                 }
-                String r = loadFile(p);
-                if (r != null) {
-                    return r;
-                }
-                if (!onSearchPath(p.getParent())) {
-                    appendToSearchPath(p.getParent());
-                }
-            } else if (findOnLibraryPath() != null) {
-                Path p = findOnLibraryPath();
-                String r = loadFile(p);
-                if (r != null) {
-                    return r;
-                }
             } else {
-                Path p = extract();
+                p = findOnLibraryPath();
+                if (p == null) {
+                    p = extract();
+                }
                 if (p == null) {
                     return "native library missing (this build has no libdisni.so; build on a machine "
                             + "with libibverbs-dev and librdmacm-dev installed)";
                 }
-                String r = loadFile(p);
-                if (r != null) {
-                    return r;
-                }
-                appendToSearchPath(p.getParent());
             }
-            // DiSNI logs through SLF4J. Without a provider SLF4J 2 prints three warning lines on
-            // first use; a tool's stderr is for its own messages, so keep SLF4J quiet about it.
-            if (System.getProperty("slf4j.internal.verbosity") == null) {
-                System.setProperty("slf4j.internal.verbosity", "ERROR");
+            String r = loadFile(p);
+            if (r != null) {
+                return r;
             }
-            // DiSNI logs every verb call at INFO; keep it to warnings where slf4j-simple is used.
-            if (System.getProperty("org.slf4j.simpleLogger.log.com.ibm.disni") == null) {
-                System.setProperty("org.slf4j.simpleLogger.log.com.ibm.disni", "warn");
+            try {
+                makeGlobal0();
+            } catch (UnsatisfiedLinkError e) {
+                return "native library out of date: " + p + " was built from older sources; rebuild it";
             }
-            // Runs DiSNI's System.loadLibrary("disni"), which now finds the loaded file.
+            // Runs DiSNI's System.loadLibrary("disni"), which now binds to the loaded file.
             Class.forName(DISPATCHER, true, RdmaNative.class.getClassLoader());
             return null;
         } catch (NoClassDefFoundError e) {
@@ -191,11 +171,6 @@ public final class RdmaNative {
         return null;
     }
 
-    private static boolean onSearchPath(Path dir) {
-        String lp = System.getProperty("java.library.path", "");
-        return Arrays.stream(lp.split(File.pathSeparator)).anyMatch(d -> !d.isEmpty() && Path.of(d).toAbsolutePath().equals(dir));
-    }
-
     private static Path extract() throws IOException {
         try (InputStream in = RdmaNative.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
@@ -212,32 +187,8 @@ public final class RdmaNative {
         }
     }
 
-    /**
-     * Appends {@code dir} to the JVM's own copy of {@code java.library.path}, which it read once
-     * at start-up, so that a later {@code System.loadLibrary("disni")} resolves to the file
-     * already loaded from there. Needs no command-line flag; uses sun.misc.Unsafe reflectively.
-     */
-    private static void appendToSearchPath(Path dir) {
-        try {
-            Class<?> paths = Class.forName("jdk.internal.loader.NativeLibraries$LibraryPaths");
-            Field userPaths = paths.getDeclaredField("USER_PATHS");
-            Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
-            Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
-            theUnsafe.setAccessible(true);
-            Object unsafe = theUnsafe.get(null);
-            unsafeClass.getMethod("ensureClassInitialized", Class.class).invoke(unsafe, paths);
-            Object base = unsafeClass.getMethod("staticFieldBase", Field.class).invoke(unsafe, userPaths);
-            long offset = (Long) unsafeClass.getMethod("staticFieldOffset", Field.class).invoke(unsafe, userPaths);
-            Method get = unsafeClass.getMethod("getObjectVolatile", Object.class, long.class);
-            Method put = unsafeClass.getMethod("putObjectVolatile", Object.class, long.class, Object.class);
-            String[] old = (String[]) get.invoke(unsafe, base, offset);
-            String[] grown = Arrays.copyOf(old, old.length + 1);
-            grown[old.length] = dir.toString();
-            put.invoke(unsafe, base, offset, grown);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            // Class.forName(DISPATCHER) then fails and the reason names -Djava.library.path.
-        }
-    }
+    /** Adds the loaded libdisni to the global symbol scope (see the class comment). */
+    private static native void makeGlobal0() throws IOException;
 
     /** Checks for an RDMA device and the connection manager's device file. */
     private static String deviceProblem() {

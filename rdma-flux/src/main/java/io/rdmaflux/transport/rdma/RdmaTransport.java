@@ -13,7 +13,10 @@ import io.rdmaflux.transport.TransportServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -48,11 +51,17 @@ public final class RdmaTransport implements Transport {
      */
     static final byte RNR_RETRY_COUNT = (byte) Math.max(0, Math.min(7, Integer.getInteger("rdmaflux.rdma.rnrRetry", 7)));
 
-    /** Threads for the blocking connection-manager steps of connect and listen. */
-    static final Scheduler CM_THREADS = Schedulers.newBoundedElastic(8, 64, "rdma-flux-cm", 30, true);
+    /** Threads for the blocking connection-manager steps of connect and listen, made on first use. */
+    private static final class CmThreads {
+        static final Scheduler INSTANCE = Schedulers.newBoundedElastic(8, 64, "rdma-flux-cm", 30, true);
+    }
 
-    private static final AtomicInteger LIVE_CONNECTIONS = new AtomicInteger();
-    private static final AtomicInteger LIVE_LISTENERS = new AtomicInteger();
+    /** Connections whose verbs resources are not yet all released. */
+    private static final Set<RdmaConnection> LIVE_CONNECTIONS = ConcurrentHashMap.newKeySet();
+    /** Listeners not yet fully torn down. */
+    private static final Set<RdmaListener> LIVE_LISTENERS = ConcurrentHashMap.newKeySet();
+    /** Notified whenever a connection or listener is released, for {@link #shutdown}. */
+    private static final Object RELEASED = new Object();
 
     public RdmaTransport() {
     }
@@ -67,48 +76,93 @@ public final class RdmaTransport implements Transport {
         return RdmaNative.unavailableReason();
     }
 
+    /**
+     * Bytes of memory one connection registers (pins) with the device for {@code options}: the
+     * receive ring with its spare receives for control frames, the data send slots and the
+     * control send slots, each slot rounded up to whole pages. The process's locked-memory limit
+     * ({@code ulimit -l}) must allow this per open connection.
+     */
+    public static long registeredBytesPerConnection(TransportOptions options) {
+        return SlotLayout.of(options).registeredBytes();
+    }
+
     /** Connections whose verbs resources are not yet all released; tests check it reaches 0. */
     public static int liveConnections() {
-        return LIVE_CONNECTIONS.get();
+        return LIVE_CONNECTIONS.size();
     }
 
     /** Listeners not yet fully torn down. */
     public static int liveListeners() {
-        return LIVE_LISTENERS.get();
+        return LIVE_LISTENERS.size();
     }
 
     /** Bytes of memory currently registered with RDMA devices by this JVM. */
     public static long registeredBytes() {
-        return RdmaConnection.REGISTERED_BYTES.get();
+        return RdmaResources.REGISTERED_BYTES.get();
     }
 
-    static void connectionOpened() {
-        LIVE_CONNECTIONS.incrementAndGet();
+    static void connectionOpened(RdmaConnection c) {
+        LIVE_CONNECTIONS.add(c);
     }
 
-    static void connectionReleased() {
-        LIVE_CONNECTIONS.decrementAndGet();
+    static void connectionReleased(RdmaConnection c) {
+        released(LIVE_CONNECTIONS, c);
     }
 
-    static void listenerOpened() {
-        LIVE_LISTENERS.incrementAndGet();
+    static void listenerOpened(RdmaListener l) {
+        LIVE_LISTENERS.add(l);
     }
 
-    static void listenerReleased() {
-        LIVE_LISTENERS.decrementAndGet();
+    static void listenerReleased(RdmaListener l) {
+        released(LIVE_LISTENERS, l);
+    }
+
+    private static <T> void released(Set<T> live, T item) {
+        live.remove(item);
+        synchronized (RELEASED) {
+            RELEASED.notifyAll();
+        }
+    }
+
+    /**
+     * Closes every RDMA connection and listener of this JVM still open and waits, at most
+     * {@code timeout}, until all are released; their threads then end without another native
+     * wait. For a process about to exit ({@link io.rdmaflux.transport.Transports#shutdown}):
+     * the JVM's exit would otherwise wait for a thread inside a native wait. Connections close as
+     * {@link FrameConnection#close()} does, sending what is queued first.
+     */
+    @Override
+    public void shutdown(Duration timeout) {
+        LIVE_LISTENERS.forEach(RdmaListener::dispose);
+        LIVE_CONNECTIONS.forEach(RdmaConnection::close);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (RELEASED) {
+            while (!LIVE_CONNECTIONS.isEmpty() || !LIVE_LISTENERS.isEmpty()) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0) {
+                    return;
+                }
+                try {
+                    RELEASED.wait(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
     }
 
     @Override
     public Mono<FrameConnection> connect(InetSocketAddress address, TransportOptions options) {
         return Mono.<FrameConnection>fromCallable(() -> connectBlocking(address, options))
-                .subscribeOn(CM_THREADS);
+                .subscribeOn(CmThreads.INSTANCE);
     }
 
     @Override
     public Mono<TransportServer> listen(InetSocketAddress address, TransportOptions options,
                                         Consumer<FrameConnection> acceptor) {
         return Mono.<TransportServer>fromCallable(() -> RdmaListener.open(address, options, acceptor))
-                .subscribeOn(CM_THREADS);
+                .subscribeOn(CmThreads.INSTANCE);
     }
 
     private static FrameConnection connectBlocking(InetSocketAddress address, TransportOptions options) {
@@ -130,7 +184,7 @@ public final class RdmaTransport implements Transport {
             expect(channel, RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_RESOLVED, deadline, target);
             id.resolveRoute(RESOLVE_TIMEOUT_MS);
             expect(channel, RdmaCmEvent.EventType.RDMA_CM_EVENT_ROUTE_RESOLVED, deadline, target);
-            conn = new RdmaConnection(id, channel, options, false, target);
+            conn = new RdmaConnection(id, channel, options, target);
             id.connect(RdmaConnection.connParam());
             expect(channel, RdmaCmEvent.EventType.RDMA_CM_EVENT_ESTABLISHED, deadline, target);
             conn.established();

@@ -7,7 +7,16 @@ import io.rdmaflux.channel.ReceiverServer;
 import io.rdmaflux.channel.SingleStreamServer;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.protocol.FrameType;
+import io.rdmaflux.transport.FrameConnection;
+import io.rdmaflux.transport.FrameHandler;
 import io.rdmaflux.transport.Transport;
+import io.rdmaflux.transport.TransportOptions;
+import io.rdmaflux.transport.TransportServer;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -25,7 +34,8 @@ import reactor.core.scheduler.Schedulers;
  * The channel over real RDMA, in one JVM inside the Soft-RoCE guest: whole streams compared by
  * SHA-256 in both directions (rxe1 to rxe0 and rxe0 to rxe1), empty and 1-byte streams, a slow
  * consumer that makes the sender wait on credits, a wrong key, a second sender and a wrong key
- * while a stream runs (refused, the stream intact), and at the end a check that no
+ * while a stream runs (refused, the stream intact), the transport's shutdown (which must end
+ * every thread it started), and at the end a check that no
  * connection, listener or registered byte is left. Prints one line per check; exits 0 when all
  * pass, 1 otherwise. The script runs it with {@code -Drdmaflux.rdma.rnrRetry=0}: a single
  * receiver-not-ready would fail a stream, so passing proves the credits keep receives posted.
@@ -60,6 +70,8 @@ public final class RdmaChannelCheck {
         check("wrong key refused before data", () -> wrongKey(rdma, small, b, a));
         check("a second sender and a wrong key during a stream: refused, the stream intact",
                 () -> intruders(rdma, small, b, a));
+        check("shutdown closes what is open and ends the transport's threads",
+                () -> shutdownEndsThreads(new RdmaTransport(), small, b, a));
 
         // Everything torn down: connections, listeners, registered memory.
         long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
@@ -247,6 +259,69 @@ public final class RdmaChannelCheck {
             return null;
         }
     }
+
+    /**
+     * An idle connection (both ends started, no stream) and its listener, then
+     * {@link RdmaTransport#shutdown}: everything is released and every I/O, poster and listener
+     * thread has ended, which is what lets a tool's JVM exit without waiting for them.
+     */
+    private static String shutdownEndsThreads(RdmaTransport rdma, ChannelOptions options, String from, String to) {
+        TransportOptions o = options.transportOptions();
+        CountDownLatch acceptedLatch = new CountDownLatch(1);
+        TransportServer server = rdma.listen(new InetSocketAddress(to, 0), o, c -> {
+            c.start(IGNORE);
+            acceptedLatch.countDown();
+        }).block(Duration.ofSeconds(20));
+        System.setProperty("rdmaflux.rdma.source", from);
+        FrameConnection client = rdma.connect(server.address(), o).block(Duration.ofSeconds(20));
+        client.start(IGNORE);
+        try {
+            if (!acceptedLatch.await(20, TimeUnit.SECONDS)) {
+                return "the listener did not accept within 20 s";
+            }
+            List<Thread> threads = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().matches("rdma-flux-(io|post|listen)-.*")).toList();
+            if (threads.size() < 5) {
+                return "expected I/O and poster threads for both ends and a listener thread, found " + threads;
+            }
+            rdma.shutdown(Duration.ofSeconds(20));
+            if (RdmaTransport.liveConnections() != 0 || RdmaTransport.liveListeners() != 0) {
+                return "after shutdown: connections " + RdmaTransport.liveConnections() + ", listeners "
+                        + RdmaTransport.liveListeners();
+            }
+            for (Thread t : threads) {
+                t.join(10_000);
+            }
+            List<String> alive = threads.stream().filter(Thread::isAlive).map(Thread::getName).toList();
+            if (!alive.isEmpty()) {
+                return "threads still alive after shutdown: " + alive;
+            }
+            client.onClose().block(Duration.ofSeconds(10));
+            return server.isDisposed() ? null : "the listener was not disposed";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+    }
+
+    private static final FrameHandler IGNORE = new FrameHandler() {
+        @Override
+        public void onControlFrame(FrameType type, ByteBuffer payload) {
+        }
+
+        @Override
+        public void onDataFrame(Chunk payload) {
+            payload.release();
+        }
+
+        @Override
+        public void onSendSlotFree() {
+        }
+
+        @Override
+        public void onClosed(Throwable cause) {
+        }
+    };
 
     /** Pseudo-random data in pieces of up to maxPiece bytes, hashed as it is generated. */
     private static Flux<ByteBuffer> generate(long size, int maxPiece, MessageDigest digest) {

@@ -23,6 +23,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedList;
 import java.util.List;
@@ -61,8 +63,20 @@ public final class VerbsSmoke {
         RdmaCmEvent none = idle.getCmEvent(300);
         long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         check(none == null && waited >= 250 && waited < 3000, "getCmEvent(300) returned " + none + " after " + waited + " ms");
-        idle.destroyEventChannel();
         System.out.println("ok: CM event wait honours its timeout (" + waited + " ms)");
+
+        // The transport's threads wait on the channel's real descriptor (DiSNI's getFd() says 0)
+        // together with a wake-up: nothing pending means a full wait, a wake-up ends it.
+        int fd = Waker.fdOf(idle);
+        String target = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
+        check(target.equals("/dev/infiniband/rdma_cm"), "event channel descriptor " + fd + " is " + target);
+        try (Waker w = new Waker()) {
+            check(w.await(fd, -1, 300) == 0, "a wait on an idle event channel ended early");
+            w.wake();
+            check(w.await(fd, -1, 60_000) == Waker.WOKEN, "a woken wait did not report the wake-up");
+        }
+        idle.destroyEventChannel();
+        System.out.println("ok: waits on event channel fd " + fd + " (" + target + ") time out and wake up");
 
         CompletableFuture<Void> server = CompletableFuture.runAsync(() -> {
             try {
@@ -98,6 +112,8 @@ public final class VerbsSmoke {
             IbvContext ctx = id.getVerbs();
             pd = ctx.allocPd();
             comp = ctx.createCompChannel();
+            String target = Files.readSymbolicLink(Path.of("/proc/self/fd/" + Waker.fdOf(comp))).toString();
+            check(target.contains("infinibandevent"), "completion channel descriptor is " + target);
             cq = ctx.createCQ(comp, 64, 0);
             cq.reqNotification(false).execute().free();
             IbvQPInitAttr attr = new IbvQPInitAttr();
