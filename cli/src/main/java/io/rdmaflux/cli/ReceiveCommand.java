@@ -47,7 +47,7 @@ import reactor.core.publisher.Mono;
             "Exit codes: 0 ok, 64 usage, 65 corrupt or tampered data, 66 sender's input failed, "
                 + "69 cannot listen, 70 internal, 73 cannot create output, 74 write failed (disk full), "
                 + "75 cut short (sender died or was interrupted, timeout), 76 checksum mismatch, "
-                + "77 wrong key, 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP. "
+                + "130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP. "
                 + "See docs/user-guide.md."})
 final class ReceiveCommand implements Callable<Integer> {
 
