@@ -29,21 +29,22 @@ class SoftRoceCliE2ETest {
     @Test
     @EnabledIf("requested")
     void theToolsWorkOverRealVerbs() throws Exception {
-        Path log = Tool.HOME.resolve("cli/target/softroce-cli-check.log");
-        SoftRoceHarness.Result r = SoftRoceHarness.run(Tool.HOME, "scripts/softroce/cli-check", log);
-        assertThat(r.ended()).as("harness ended").isTrue();
-        assertThat(r.exitStatus()).as("cli-check exit status; output in %s, ending with:%n%s", log, r.tail(40)).isZero();
-        assertThat(r.output()).contains("cli check: PASS");
+        passes("cli-check", "cli check: PASS");
     }
 
     /** rdcp between the guest's two RDMA addresses: {@code scripts/softroce/rdcp-check}. */
     @Test
     @EnabledIf("requested")
     void rdcpCopiesATreeOverRealVerbs() throws Exception {
-        Path log = Tool.HOME.resolve("cli/target/softroce-rdcp-check.log");
-        SoftRoceHarness.Result r = SoftRoceHarness.run(Tool.HOME, "scripts/softroce/rdcp-check", log);
+        passes("rdcp-check", "rdcp check: PASS");
+    }
+
+    /** Runs {@code scripts/softroce/SCRIPT} in the guest; it must exit 0 and say {@code pass}. */
+    private static void passes(String script, String pass) throws Exception {
+        Path log = Tool.HOME.resolve("cli/target/softroce-" + script + ".log");
+        SoftRoceHarness.Result r = SoftRoceHarness.run(Tool.HOME, "scripts/softroce/" + script, log);
         assertThat(r.ended()).as("harness ended").isTrue();
-        assertThat(r.exitStatus()).as("rdcp-check exit status; output in %s, ending with:%n%s", log, r.tail(40)).isZero();
-        assertThat(r.output()).contains("rdcp check: PASS");
+        assertThat(r.exitStatus()).as("%s exit status; output in %s, ending with:%n%s", script, log, r.tail(40)).isZero();
+        assertThat(r.output()).contains(pass);
     }
 }
