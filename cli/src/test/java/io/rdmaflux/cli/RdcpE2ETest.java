@@ -239,6 +239,39 @@ class RdcpE2ETest {
         assertThat(Files.readString(dst.resolve("a-small"))).isEqualTo("small");
     }
 
+    @Test
+    void aFullDestinationDiskFailsTheFileNamedAndLeavesNoPartialFile() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files.writeString(src.resolve("a-small"), "small");
+        Files2.random(src.resolve("big.bin"), 16L << 20, 5);
+        // A real ENOSPC needs a small file system: a 4 MiB tmpfs (root, as in CI). ulimit -f would
+        // give EFBIG instead, and a loop device needs mkfs and more privileges than this.
+        Path fs = Files.createDirectories(dir.resolve("small fs"));
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", fs.toString())
+                .redirectErrorStream(true).start();
+        String said = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assumeTrue(mount.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) && mount.exitValue() == 0,
+                "cannot mount a small tmpfs for a full disk (needs root): " + said);
+        try {
+            Path dst = fs.resolve("dst");
+            Tool t = rdcp("-r", src + "/", "h2:" + dst);
+
+            assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.IO);
+            assertThat(t.err()).contains("cannot write 'big.bin' in " + dst + ": disk full")
+                    .doesNotContain("Exception");
+            assertThat(dst.resolve("big.bin")).as("never renamed into place").doesNotExist();
+            assertThat(Files.readString(dst.resolve("a-small"))).as("completed before the disk filled").isEqualTo("small");
+            long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!temporaries(dst).isEmpty() && System.nanoTime() < end) {
+                Thread.sleep(50);
+            }
+            assertThat(temporaries(dst)).as("the partial file is removed").isEmpty();
+        } finally {
+            new ProcessBuilder("umount", "-l", fs.toString()).inheritIO().start().waitFor(30,
+                    java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
     private static List<Path> temporaries(Path root) throws IOException {
         if (!Files.exists(root)) {
             return List.of();

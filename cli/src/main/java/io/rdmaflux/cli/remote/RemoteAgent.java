@@ -119,10 +119,15 @@ public final class RemoteAgent implements Disposable {
         return hello().flatMap(h -> write(job)).then();
     }
 
-    /** The port the job's receiver bound, within 30 s of the job. */
+    /**
+     * The port the job's receiver bound, within 30 s of the job. The clock starts at the hello,
+     * when the job goes out: ssh and the remote JVM's start have their own timeout, and on a
+     * slow host they alone may take most of 30 s.
+     */
     public Mono<AgentMessage.Listening> listening() {
-        return listening.asMono().timeout(LISTEN_TIMEOUT, Mono.error(() -> new RemoteException(Kind.TOOL_FAILED, host,
-                "the agent did not report a listening port within " + LISTEN_TIMEOUT.toSeconds() + " s")));
+        return hello().then(listening.asMono().timeout(LISTEN_TIMEOUT, Mono.error(() -> new RemoteException(
+                Kind.TOOL_FAILED, host, "the agent did not report a listening port within "
+                        + LISTEN_TIMEOUT.toSeconds() + " s"))));
     }
 
     /** Tells the job's send sink where the downstream receiver listens. */

@@ -145,7 +145,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                     sync(dir);
                 }
             } catch (IOException e) {
-                fatalIfFull(e);
+                fatalIfFull(d.path(), e);
                 failed(d.path(), "cannot set its mode and time: " + phrase(e));
             }
         }
@@ -355,7 +355,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 Files.createDirectory(target);
             }
         } catch (IOException x) {
-            fatalIfFull(x);
+            fatalIfFull(path, x);
             if (path.isEmpty()) {
                 throw x;
             }
@@ -388,7 +388,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 times(target, e.mtimeNanos(), false);
             }
         } catch (IOException x) {
-            fatalIfFull(x);
+            fatalIfFull(e.path(), x);
             failed(e.path(), "was to be kept as it is, but " + phrase(x));
             linkTargets(e, flags, false);
             return;
@@ -411,7 +411,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             }
         } catch (IOException | InvalidPathException x) {
             deleteQuietly(temp);
-            fatalIfFull(x);
+            fatalIfFull(e.path(), x);
             failed(e.path(), "cannot make this symbolic link: " + phrase(x));
             return;
         }
@@ -440,7 +440,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             }
         } catch (IOException x) {
             deleteQuietly(temp);
-            fatalIfFull(x);
+            fatalIfFull(e.path(), x);
             failed(e.path(), "cannot make this hard link: " + phrase(x));
             return;
         }
@@ -511,7 +511,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                     at += channel.write(data, at);
                 }
             } catch (IOException x) {
-                fatalIfFull(x);
+                fatalIfFull(entry.path(), x);
                 localFailure = "cannot write it: " + phrase(x);
                 closeAndDelete();
             }
@@ -558,7 +558,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 temp = null;
             } catch (IOException x) {
                 closeAndDelete();
-                fatalIfFull(x);
+                fatalIfFull(entry.path(), x);
                 linkTarget(this, false);
                 failed(entry.path(), "cannot write it: " + phrase(x));
                 return;
@@ -622,7 +622,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                     deleteTree(p);
                     deleted++;
                 } catch (IOException x) {
-                    fatalIfFull(x);
+                    fatalIfFull(dest.relativize(p).toString(), x);
                     failed(dest.relativize(p).toString(), "cannot delete it: " + phrase(x));
                 }
             }
@@ -724,10 +724,11 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         return (Set<PosixFilePermission>[]) new Set<?>[512];
     }
 
-    /** A full disk ends the stream: every later file would fail the same way. */
-    private void fatalIfFull(Exception x) throws IOException {
+    /** A full disk ends the stream (every later file would fail the same way), naming the entry it hit. */
+    private void fatalIfFull(String path, Exception x) {
         if (x instanceof IOException io && IoErrors.classify(io) == ConnectorException.Reason.NO_SPACE) {
-            throw io;
+            throw ConnectorException.sink(ConnectorException.Reason.NO_SPACE, "cannot write "
+                    + (path.isEmpty() ? dest : "'" + path + "' in " + dest) + ": " + phrase(io), io);
         }
     }
 
