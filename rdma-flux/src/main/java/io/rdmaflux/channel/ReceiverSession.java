@@ -59,7 +59,6 @@ final class ReceiverSession extends SessionBase {
      * so that a tool exiting on the outcome does not cut short its sink's clean-up.
      */
     private final Sinks.Empty<Void> handlerEnded = Sinks.empty();
-    private final Sinks.One<Session> accepted = Sinks.one();
     private final Sinks.One<Void> result = Sinks.one();
     private final StreamChecksum checksum = new StreamChecksum();
     private final AtomicInteger creditsToReturn = new AtomicInteger();
@@ -95,11 +94,6 @@ final class ReceiverSession extends SessionBase {
     /** Cancels the stream on the application's behalf: the sender is told, the handler cancelled. */
     void cancel() {
         fail(new ProtocolException(ErrorCode.CANCELLED, "receiver cancelled the stream " + progress()));
-    }
-
-    /** Completes with the session once the sender has authenticated and sent its metadata. */
-    Mono<Session> accepted() {
-        return accepted.asMono();
     }
 
     /** The other side of this session, for messages. */
@@ -155,7 +149,6 @@ final class ReceiverSession extends SessionBase {
         }
         streamStarted = true;
         Session session = new Session(peerHello.nonce(), localNonce, connection.name(), connection.describe(), metadata);
-        accepted.tryEmitValue(session);
         Publisher<Void> done;
         try {
             done = handler.apply(new Stream(session));
@@ -281,7 +274,6 @@ final class ReceiverSession extends SessionBase {
             handlerEnded.tryEmitEmpty();
         }
         releaseUnclaimed();
-        accepted.tryEmitError(error);
         afterClose(streamStarted ? handlerEnded.asMono() : Mono.empty(), () -> result.tryEmitError(error));
     }
 
