@@ -157,8 +157,8 @@ final class PipeChain {
         Hop sender = hops.get(i - 1);
         if (!receiver.isLocal()) {
             // The address this host's sshd was reached at; the same for every sender.
-            return Mono.zip(agents[i].dataAddress(), agents[i].listening(),
-                    (host, l) -> new Endpoint(host, l.port()));
+            RemoteAgent agent = agents[i];
+            return agent.dataAddress().flatMap(host -> agent.listening().map(l -> new Endpoint(host, l.port())));
         }
         Mono<String> host = sender.isLocal() ? Mono.just(LOOPBACK)
                 : agents[i - 1].hello().map(h -> h.sshClient() != null && AgentMessage.isAddress(h.sshClient())
@@ -259,6 +259,11 @@ final class PipeChain {
     }
 
     private void finish(int i, int status, String message, long bytes) {
+        Hop hop = hops.get(i);
+        if (message != null && !hop.isLocal() && message.startsWith(hop.host() + ": ")) {
+            // An agent's failures name their host; the verdict names it once.
+            message = message.substring(hop.host().toString().length() + 2);
+        }
         outcomes.get(i).tryEmitValue(new Outcome(i, status, message, bytes, tornDown.get() && status != 0));
     }
 
@@ -329,7 +334,8 @@ final class PipeChain {
             }
         }
         Hop hop = hops.get(primary.hop());
+        String why = primary.message();
         return Mono.error(new SegmentFailure(primary.status(), hop.label() + " failed"
-                + (hop.isLocal() ? "" : " on " + hop.host()) + ": " + primary.message()));
+                + (hop.isLocal() ? "" : " on " + hop.host()) + ": " + why));
     }
 }

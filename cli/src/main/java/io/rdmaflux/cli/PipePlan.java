@@ -179,7 +179,7 @@ record PipePlan(List<List<Hop>> runs) {
                 lines.add("run " + (r + 1) + (r == 0 ? ":" : " (after run " + r + " ended):"));
             }
             for (int i = 0; i < hops.size(); i++) {
-                lines.add("  " + hops.get(i).describe(i + 1 < hops.size() ? hops.get(i + 1) : null));
+                lines.add((runs.size() > 1 ? "  " : "") + hops.get(i).describe(i + 1 < hops.size() ? hops.get(i + 1) : null));
             }
         }
         return lines;
