@@ -10,7 +10,6 @@ import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.pipeline.PipelineListener;
 import io.rdmaflux.pipeline.PipelineMetrics;
 import io.rdmaflux.pipeline.PipelineResult;
-import io.rdmaflux.pipeline.plugin.PipelineConfig;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -193,7 +192,7 @@ final class PipeChain {
             public void onStart(PipelineMetrics metrics) {
             }
         };
-        Disposable running = Mono.fromCallable(() -> config(pipeline(i, downstream)).toPipeline())
+        Disposable running = Mono.fromCallable(() -> AgentPipelines.fromMap(pipeline(i, downstream), plugins, false).toPipeline())
                 .flatMap(p -> p.listener(listener).run())
                 .subscribe(r -> finish(i, 0, null, bytes(r)), e -> finish(i, status(e), Console.message(e), 0));
         locals.add(running);
@@ -225,36 +224,6 @@ final class PipeChain {
         Map<String, Object> out = new LinkedHashMap<>();
         m.forEach((k, v) -> out.put((String) k, v));
         out.put(key, value);
-        return out;
-    }
-
-    /** A pipeline map as a checked configuration, as an agent makes it. */
-    private PipelineConfig config(Map<String, Object> pipeline) {
-        PipelineConfig.Builder b = PipelineConfig.builder(plugins);
-        Map<?, ?> source = (Map<?, ?>) pipeline.get("source");
-        b.source((String) source.get("type"), options(source));
-        if (pipeline.get("filters") instanceof List<?> filters) {
-            for (Object f : filters) {
-                b.filter((String) ((Map<?, ?>) f).get("type"), options((Map<?, ?>) f));
-            }
-        }
-        if (pipeline.get("stages") instanceof List<?> stages) {
-            for (Object s : stages) {
-                b.stage((String) ((Map<?, ?>) s).get("type"), options((Map<?, ?>) s));
-            }
-        }
-        Map<?, ?> sink = (Map<?, ?>) pipeline.get("sink");
-        b.sink((String) sink.get("type"), options(sink));
-        return b.build();
-    }
-
-    private static Map<String, Object> options(Map<?, ?> plugin) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        plugin.forEach((k, v) -> {
-            if (!"type".equals(k)) {
-                out.put((String) k, v);
-            }
-        });
         return out;
     }
 
