@@ -143,6 +143,21 @@ class PipeE2ETest {
     }
 
     @Test
+    void ctrlCStopsTheWholeChain() throws Exception {
+        Path sink = dir.resolve("sink");
+        Tool t = start(sshd.rsh(), "", dir.resolve("stdout"), "h1:cat /dev/zero", "h2:cat", "h3:cat > " + sink);
+        // Mid-stream: the last host has written something.
+        long end = System.nanoTime() + LIMIT.toNanos();
+        while (!(Files.exists(sink) && Files.size(sink) > 1 << 20) && System.nanoTime() < end && t.process.isAlive()) {
+            Thread.sleep(50);
+        }
+        assertThat(Files.size(sink)).as(t.err()).isGreaterThan(1 << 20);
+        new ProcessBuilder("kill", "-INT", Long.toString(t.process.pid())).start().waitFor();
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(130);
+        // nothingLeftRunning checks every host's agents and commands.
+    }
+
+    @Test
     void sshRefusedOnOneHost() throws Exception {
         int closed = Tool.freePort();
         Path cfg = dir.resolve("ssh.conf");
@@ -189,17 +204,25 @@ class PipeE2ETest {
 
     /** Runs bin/rdpipe with {@code -e rsh} and the wrapper as --rdflux-path; stdin from a string or a file. */
     private Result rdpipeWith(String rsh, Object stdin, String... args) {
+        Path out = dir.resolve("stdout-" + System.nanoTime());
+        Tool t = start(rsh, stdin, out, args);
+        int code = t.exitCode(LIMIT);
+        try {
+            return new Result(code, Files.readString(out, StandardCharsets.UTF_8), t.err());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Tool start(String rsh, Object stdin, Path out, String... args) {
         try {
             Path in = stdin instanceof Path p ? p : Files.writeString(Files.createTempFile(dir, "stdin", ""),
                     (String) stdin);
-            Path out = Files.createTempFile(dir, "stdout", "");
             List<String> all = new ArrayList<>(List.of("-e", rsh, "--rdflux-path", ShellWords.quote(remoteTool.toString())));
             all.addAll(List.of(args));
-            Tool t = Tool.start(dir, "rdpipe", java.lang.ProcessBuilder.Redirect.from(in.toFile()),
+            return Tool.start(dir, "rdpipe", java.lang.ProcessBuilder.Redirect.from(in.toFile()),
                     java.lang.ProcessBuilder.Redirect.to(out.toFile()), Map.of("RDFLUX_JAVA_OPTS", marker()),
                     all.toArray(String[]::new));
-            int code = t.exitCode(LIMIT);
-            return new Result(code, Files.readString(out, StandardCharsets.UTF_8), t.err());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
