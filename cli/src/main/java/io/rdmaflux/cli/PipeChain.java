@@ -8,7 +8,6 @@ import io.rdmaflux.cli.remote.RemoteAgent;
 import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.pipeline.PipelineListener;
-import io.rdmaflux.pipeline.PipelineMetrics;
 import io.rdmaflux.pipeline.PipelineResult;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
 import java.net.InetSocketAddress;
@@ -74,6 +73,8 @@ final class PipeChain {
     private final List<Sinks.One<Outcome>> outcomes = new ArrayList<>();
     private final Disposable.Composite locals = Disposables.composite();
     private final AtomicBoolean tornDown = new AtomicBoolean();
+    /** The ports local receiving hops bound, by hop. */
+    private final Map<Integer, Sinks.One<Integer>> localPorts = new java.util.concurrent.ConcurrentHashMap<>();
 
     PipeChain(List<Hop> hops, RemoteShell shell, PluginRegistry plugins, PipeCommand.Settings settings, Meter meter) {
         this.hops = hops;
@@ -165,8 +166,6 @@ final class PipeChain {
         return Mono.zip(host, listening(i), Endpoint::new);
     }
 
-    private final Map<Integer, Sinks.One<Integer>> localPorts = new java.util.concurrent.ConcurrentHashMap<>();
-
     private Mono<Integer> listening(int i) {
         return localPorts.computeIfAbsent(i, k -> Sinks.one()).asMono();
     }
@@ -186,10 +185,6 @@ final class PipeChain {
                 if (last) {
                     meter.add(bytes);
                 }
-            }
-
-            @Override
-            public void onStart(PipelineMetrics metrics) {
             }
         };
         Disposable running = Mono.fromCallable(() -> AgentPipelines.fromMap(pipeline(i, downstream), plugins, false).toPipeline())
