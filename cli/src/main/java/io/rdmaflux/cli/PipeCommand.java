@@ -30,7 +30,7 @@ import reactor.core.publisher.Mono;
                 + "may appear any number of times), runs the command with the user's shell, and sends to the next "
                 + "segment with a key made for that link. A command sees the end of its input only when the stream "
                 + "arrived complete; when any segment fails, the whole chain is stopped within seconds (commands "
-                + "killed, never given end of input) and nothing is left running. Ctrl-C does the same."},
+                + "killed, never given end of input) and nothing is left running. Ctrl-C, SIGTERM or SIGHUP does the same."},
         parameterListHeading = "%nArguments:%n",
         optionListHeading = "%nOptions:%n",
         footerHeading = "%nExamples:%n",
@@ -43,7 +43,7 @@ import reactor.core.publisher.Mono;
             "Exit status: as 'set -o pipefail': 0 when every segment succeeded, else the status of the rightmost "
                 + "segment that failed (its command's exit status, or the tools' code: 66 input missing, 69 cannot "
                 + "reach a host or start rdflux there, 73/74 output, 75 cut short, 77 wrong key), with a line on "
-                + "stderr naming the segment, its host and why; 64 bad arguments, 130 interrupted. "
+                + "stderr naming the segment, its host and why; 64 bad arguments, 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP. "
                 + "See docs/user-guide.md."})
 final class PipeCommand implements Callable<Integer> {
 
