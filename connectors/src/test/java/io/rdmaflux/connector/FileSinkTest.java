@@ -290,6 +290,33 @@ class FileSinkTest {
     }
 
     @Test
+    void appendingThroughASymbolicLinkAppendsToItsTargetAndCutsThatBack() throws IOException {
+        byte[] old = randomBytes(100, 45);
+        Path target = Files.write(dir.resolve("target.log"), old);
+        Path link = Files.createSymbolicLink(dir.resolve("link.log"), Path.of("target.log"));
+        byte[] data = randomBytes(5000, 46);
+        BufferPool pool = new BufferPool("append-link", 1024, 4);
+        FileSink sink = FileSink.appending(link, SinkOptions.defaults());
+        assertThat(sink.inPlace()).isTrue();
+        assertThat(sink).hasToString("FileSink[" + link + ", appending]");
+
+        sink.write(chunksOf(data, 1024, pool)).block(T);
+        byte[] both = new byte[old.length + data.length];
+        System.arraycopy(old, 0, both, 0, old.length);
+        System.arraycopy(data, 0, both, old.length, data.length);
+        assertThat(Files.readAllBytes(target)).isEqualTo(both);
+
+        StepVerifier.create(FileSink.appending(link, SinkOptions.defaults())
+                        .write(chunksOf(randomBytes(3000, 47), 1024, pool)
+                                .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "cut")))))
+                .expectError(ProtocolException.class).verify(T);
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(Files.readAllBytes(target)).isEqualTo(both);
+        assertThat(list(dir)).containsExactlyInAnyOrder("link.log", "target.log");
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
     void anOpenDescriptorsFileIsAppendedToInPlace() throws IOException {
         // /dev/stdout > file, as this process sees its own descriptor of a file.
         Path file = Files.write(dir.resolve("descriptor.out"), new byte[] {'a', 'b'});
