@@ -69,23 +69,29 @@ final class AgentPipelines implements Agent.JobRunner {
     }
 
     /**
-     * The job's pipeline map ({@code {"source": {...}, "stages": [...], "sink": {...}}}, each a
-     * plugin's options with its {@code type}) as a checked configuration.
+     * The job's pipeline map ({@code {"source": {...}, "filters": [...], "stages": [...], "sink":
+     * {...}}}, each a plugin's options with its {@code type}) as a checked configuration; stdin
+     * and stdout are refused (they carry the agent protocol).
      *
      * @throws io.rdmaflux.pipeline.config.ConfigException with every problem (exit 78)
      * @param deferred the send sink has no host and port yet: validate it with placeholders
      * @throws IllegalArgumentException when the map does not have that shape
      */
     static PipelineConfig config(Map<String, Object> pipeline, PluginRegistry plugins, boolean deferred) {
-        for (String key : pipeline.keySet()) {
-            if (!List.of("source", "stages", "sink").contains(key)) {
-                throw new IllegalArgumentException("job: unknown key '" + key + "' in the pipeline");
-            }
-        }
         for (String end : List.of("source", "sink")) {
             if (pipeline.get(end) instanceof Map<?, ?> m && List.of("stdin", "stdout").contains(m.get("type"))) {
                 throw new IllegalArgumentException("job: " + end + " '" + m.get("type") + "' is not available in an agent: "
                         + "its standard input and output carry the agent protocol");
+            }
+        }
+        return fromMap(pipeline, plugins, deferred);
+    }
+
+    /** {@link #config} without the agent's own restriction: what rdpipe's local hops use too. */
+    static PipelineConfig fromMap(Map<String, Object> pipeline, PluginRegistry plugins, boolean deferred) {
+        for (String key : pipeline.keySet()) {
+            if (!List.of("source", "filters", "stages", "sink").contains(key)) {
+                throw new IllegalArgumentException("job: unknown key '" + key + "' in the pipeline");
             }
         }
         PipelineConfig.Builder b = PipelineConfig.builder(plugins);
@@ -93,16 +99,11 @@ final class AgentPipelines implements Agent.JobRunner {
             Part p = Part.of("source", pipeline.get("source"));
             b.source(p.type(), p.options());
         }
-        Object stages = pipeline.get("stages");
-        if (stages != null && !(stages instanceof List<?>)) {
-            throw new IllegalArgumentException("job: stages must be a list");
+        for (Part p : list(pipeline, "filters")) {
+            b.filter(p.type(), p.options());
         }
-        if (stages != null) {
-            List<?> list = (List<?>) stages;
-            for (int i = 0; i < list.size(); i++) {
-                Part p = Part.of("stages[" + i + "]", list.get(i));
-                b.stage(p.type(), p.options());
-            }
+        for (Part p : list(pipeline, "stages")) {
+            b.stage(p.type(), p.options());
         }
         if (pipeline.get("sink") != null) {
             Part p = Part.of("sink", pipeline.get("sink"));
@@ -114,6 +115,22 @@ final class AgentPipelines implements Agent.JobRunner {
             b.sink(p.type(), options);
         }
         return b.build();
+    }
+
+    /** The plugins listed under {@code key} (filters, stages); none when absent. */
+    private static List<Part> list(Map<String, Object> pipeline, String key) {
+        Object value = pipeline.get(key);
+        if (value == null) {
+            return List.of();
+        }
+        if (!(value instanceof List<?> list)) {
+            throw new IllegalArgumentException("job: " + key + " must be a list");
+        }
+        List<Part> parts = new java.util.ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            parts.add(Part.of(key + "[" + i + "]", list.get(i)));
+        }
+        return parts;
     }
 
     private static long parse(String n) {

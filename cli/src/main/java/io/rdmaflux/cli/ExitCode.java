@@ -53,8 +53,25 @@ public final class ExitCode {
     private ExitCode() {
     }
 
+    /**
+     * The exit code for a failure in an rdpipe segment (and so in the agent, whose jobs are
+     * rdpipe's segments and rdcp's transfers): a failed command's own exit status, as a shell
+     * reports it; otherwise {@link #of(Throwable)}.
+     */
+    public static int ofSegment(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof ConnectorException ce && ce.exitStatus().isPresent() && ce.exitStatus().getAsInt() > 0) {
+                return Math.min(255, ce.exitStatus().getAsInt());
+            }
+        }
+        return of(t);
+    }
+
     /** The exit code for a failure. */
     public static int of(Throwable t) {
+        if (t instanceof SegmentFailure sf) {
+            return sf.status();
+        }
         if (t instanceof ConnectorException ce) {
             return switch (ce.reason()) {
                 case NOT_FOUND, NOT_A_FILE -> ce.code() == ErrorCode.SOURCE_FAILED ? NO_INPUT : CANT_CREATE;

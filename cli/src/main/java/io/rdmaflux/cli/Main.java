@@ -37,10 +37,11 @@ public final class Main {
             case "rdrecv" -> new ReceiveCommand();
             case "rdflux" -> new RdfluxCommand();
             case "rdcp" -> new RdcpCommand();
+            case "rdpipe" -> new PipeCommand();
             default -> null;
         };
         if (command == null) {
-            System.err.println("rdflux: unknown tool '" + tool + "' (expected rdsend, rdrecv, rdcp or rdflux)");
+            System.err.println("rdflux: unknown tool '" + tool + "' (expected rdsend, rdrecv, rdcp, rdpipe or rdflux)");
             return ExitCode.USAGE;
         }
         CommandLine cl = new CommandLine(command);

@@ -148,7 +148,7 @@ class RunE2ETest {
             Tool t = rdflux(Map.of(), "run", check, "bad.yaml");
             assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.CONFIG);
             assertThat(t.err()).isEqualTo("""
-                    bad.yaml:2: source.type: unknown source type 'fle', did you mean 'file'? (source types: file, stdin, receive, tree, tree-listing)
+                    bad.yaml:2: source.type: unknown source type 'fle', did you mean 'file'? (source types: file, stdin, receive, tree, tree-listing, command, empty)
                     bad.yaml:3: source.path: environment variable NOT_SET_ANYWHERE is not set (write ${NOT_SET_ANYWHERE:-default} to give a default)
                     bad.yaml:6: stages[0].levle: unknown key for stage 'zstd', did you mean 'level'?
                     bad.yaml:7: stages[1].type: aes-256-gcm derives its key from a channel session, so it needs a sink that sends over the channel (type: send), not a 'file' sink

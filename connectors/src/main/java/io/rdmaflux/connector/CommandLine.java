@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 /**
  * A command to run: the argument vector and the text that shows it in messages.
  *
- * @param argv what is executed; for a shell command {@code /bin/sh -c TEXT sh}
+ * @param argv what is executed; for a shell command {@code /bin/sh -c TEXT sh} (see {@link #argv(Path)})
  * @param text the command as the user wrote it (argument vectors are shell-quoted)
  * @param shell whether {@code text} runs through {@code sh -c}
  */
@@ -51,6 +51,16 @@ record CommandLine(List<String> argv, String text, boolean shell) {
             text.append(PLAIN.matcher(a).matches() ? a : "'" + a.replace("'", "'\\''") + "'");
         }
         return new CommandLine(argv, text.toString(), false);
+    }
+
+    /** What is executed: {@link #argv()}, with {@code shell} running a shell command instead of /bin/sh. */
+    List<String> argv(Path shell) {
+        if (!this.shell) {
+            return argv;
+        }
+        Path name = shell.getFileName();
+        // The shell's name becomes $0, so its own errors read "bash: line 1: foo: command not found".
+        return List.of(shell.toString(), "-c", text, name == null ? "sh" : name.toString());
     }
 
     /**

@@ -13,6 +13,8 @@ import java.util.function.Consumer;
  * {@link SourceOptions} or {@link SinkOptions}.
  *
  * @param directory   the command's working directory; null: this process's
+ * @param shell       the shell that runs a shell command ({@code SHELL -c COMMAND}); default
+ *                    {@code /bin/sh}. Argument vectors run without one.
  * @param environment variables added to (or replacing those of) this process's environment
  * @param grace       how long a command has to exit after SIGTERM before its process group is
  *                    sent SIGKILL; default 5 s. The grace ends early when the command exits.
@@ -22,17 +24,19 @@ import java.util.function.Consumer;
  *                    default: this process's standard error. Called on the connector's
  *                    scheduler, one line at a time.
  */
-public record CommandOptions(Path directory, Map<String, String> environment, Duration grace, String name,
+public record CommandOptions(Path directory, Path shell, Map<String, String> environment, Duration grace, String name,
                              Consumer<String> stderr) {
 
     private static final Consumer<String> STANDARD_ERROR = line -> System.err.println(line);
+    private static final Path SH = Path.of("/bin/sh");
 
     /** The defaults described above. */
     public static CommandOptions defaults() {
-        return new CommandOptions(null, Map.of(), Duration.ofSeconds(5), null, STANDARD_ERROR);
+        return new CommandOptions(null, SH, Map.of(), Duration.ofSeconds(5), null, STANDARD_ERROR);
     }
 
     public CommandOptions {
+        Objects.requireNonNull(shell, "shell");
         environment = Map.copyOf(Objects.requireNonNull(environment, "environment"));
         Objects.requireNonNull(grace, "grace");
         if (grace.isNegative()) {
@@ -45,30 +49,35 @@ public record CommandOptions(Path directory, Map<String, String> environment, Du
     }
 
     public CommandOptions withDirectory(Path v) {
-        return new CommandOptions(v, environment, grace, name, stderr);
+        return new CommandOptions(v, shell, environment, grace, name, stderr);
+    }
+
+    /** The shell for shell commands, such as {@code /bin/bash} for {@code tee >(tar x)}. */
+    public CommandOptions withShell(Path v) {
+        return new CommandOptions(directory, v, environment, grace, name, stderr);
     }
 
     /** Replaces all additions with {@code v}. */
     public CommandOptions withEnvironment(Map<String, String> v) {
-        return new CommandOptions(directory, v, grace, name, stderr);
+        return new CommandOptions(directory, shell, v, grace, name, stderr);
     }
 
     /** Adds one variable to the additions. */
     public CommandOptions withEnvironment(String key, String value) {
         Map<String, String> m = new LinkedHashMap<>(environment);
         m.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
-        return new CommandOptions(directory, m, grace, name, stderr);
+        return new CommandOptions(directory, shell, m, grace, name, stderr);
     }
 
     public CommandOptions withGrace(Duration v) {
-        return new CommandOptions(directory, environment, v, name, stderr);
+        return new CommandOptions(directory, shell, environment, v, name, stderr);
     }
 
     public CommandOptions withName(String v) {
-        return new CommandOptions(directory, environment, grace, v, stderr);
+        return new CommandOptions(directory, shell, environment, grace, v, stderr);
     }
 
     public CommandOptions withStderr(Consumer<String> v) {
-        return new CommandOptions(directory, environment, grace, name, v);
+        return new CommandOptions(directory, shell, environment, grace, name, v);
     }
 }

@@ -34,7 +34,7 @@ import reactor.util.Loggers;
  * <p><b>The guard.</b> A second small process ({@link #GUARD}, a POSIX shell script in a
  * session of its own) reads a lifeline pipe from this JVM and kills the command's group with
  * SIGKILL when the lifeline ends: when the connector is done, and also when this JVM dies,
- * even by SIGKILL, since the kernel closes the pipe then. For a sink command it also holds a
+ * even by SIGKILL, since the kernel closes the pipe then. For a sink or filter command it also holds a
  * second write end on the command's stdin, opened through {@code /proc/PID/fd/0}, which it
  * drops only when told {@code eof}: so the command can see the end of its input only when the
  * stream's END was verified. If this JVM dies instead, the command's stdin keeps a writer
@@ -99,7 +99,9 @@ final class CommandProcess {
         /** Reads its stdout; its stderr is drained; its stdin is /dev/null or a file. */
         SOURCE,
         /** Writes its stdin; its stdout and stderr are drained together. */
-        SINK
+        SINK,
+        /** Writes its stdin and reads its stdout; its stderr is drained. */
+        FILTER
     }
 
     /** How {@link #stop()} found or left the command. */
@@ -139,12 +141,12 @@ final class CommandProcess {
      * Starts {@code command} with its guard, its stderr drained on {@code scheduler}.
      *
      * @param input for a source, the file its stdin reads, or null for /dev/null
-     * @throws ConnectorException (SOURCE_FAILED or SINK_FAILED by {@code role}) when it cannot
-     *                            be started; nothing is left running then
+     * @throws ConnectorException (SINK_FAILED for a sink, SOURCE_FAILED otherwise) when it
+     *                            cannot be started; nothing is left running then
      */
     static CommandProcess start(CommandLine command, CommandOptions options, Role role, Path input,
                                 Scheduler scheduler) {
-        ErrorCode code = role == Role.SOURCE ? ErrorCode.SOURCE_FAILED : ErrorCode.SINK_FAILED;
+        ErrorCode code = role == Role.SINK ? ErrorCode.SINK_FAILED : ErrorCode.SOURCE_FAILED;
         checkPlatform(command, code);
         if (options.directory() != null && !Files.isDirectory(options.directory())) {
             throw new ConnectorException(code, Reason.NOT_FOUND, "cannot run " + command.quoted()
@@ -152,10 +154,14 @@ final class CommandProcess {
         }
         command.checkRunnable(options.environment().getOrDefault("PATH", System.getenv("PATH")),
                 options.directory(), code);
+        if (command.shell() && !Files.isExecutable(options.shell())) {
+            throw new ConnectorException(code, Reason.NOT_FOUND, "cannot run " + command.quoted() + ": its shell "
+                    + options.shell() + " is not an executable file", null);
+        }
 
         List<String> argv = new ArrayList<>(List.of(SETSID, "/bin/sh", "-c", WRAPPER, "rdflux-command",
                 role == Role.SOURCE ? (input == null ? "/dev/null" : input.toString()) : ""));
-        argv.addAll(command.argv());
+        argv.addAll(command.argv(options.shell()));
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(role == Role.SINK);
         pb.environment().putAll(options.environment());
         if (options.directory() != null) {
@@ -174,7 +180,7 @@ final class CommandProcess {
         FileChannel err = null;
         try {
             ProcessBuilder gb = new ProcessBuilder(SETSID, "/bin/sh", "-c", GUARD, "rdflux-guard",
-                    Long.toString(process.pid()), role == Role.SINK ? "hold" : "watch").redirectErrorStream(true);
+                    Long.toString(process.pid()), role == Role.SOURCE ? "watch" : "hold").redirectErrorStream(true);
             // The same environment, so that whatever finds the command by it finds its guard too.
             gb.environment().putAll(options.environment());
             guard = gb.start();
@@ -185,10 +191,16 @@ final class CommandProcess {
                 err = FileChannel.open(fds.resolve("2"), StandardOpenOption.READ);
                 process.getInputStream().close();
                 process.getErrorStream().close();
-            } else {
+            } else if (role == Role.SINK) {
                 stdin = FileChannel.open(fds.resolve("0"), StandardOpenOption.WRITE);
                 err = FileChannel.open(fds.resolve("1"), StandardOpenOption.READ);
                 process.getInputStream().close();
+            } else {
+                stdin = FileChannel.open(fds.resolve("0"), StandardOpenOption.WRITE);
+                stdout = new FileInputStream(fds.resolve("1").toFile());
+                err = FileChannel.open(fds.resolve("2"), StandardOpenOption.READ);
+                process.getInputStream().close();
+                process.getErrorStream().close();
             }
             awaitOwnGroup(process);
             String ready = firstLine(guard);
@@ -226,12 +238,12 @@ final class CommandProcess {
                 + IoErrors.text(e), e);
     }
 
-    /** The command's stdout (a source's). */
+    /** The command's stdout (a source's or a filter's). */
     FileInputStream stdout() {
         return stdout;
     }
 
-    /** The command's stdin (a sink's). */
+    /** The command's stdin (a sink's or a filter's). */
     FileChannel stdin() {
         return stdin;
     }

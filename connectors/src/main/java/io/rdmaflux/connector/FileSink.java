@@ -6,6 +6,7 @@ import io.rdmaflux.protocol.StreamMetadata;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -37,6 +38,11 @@ import reactor.util.Loggers;
  * as that descriptor would be; on failure their error says how many bytes were written. A
  * regular file under {@code /dev/shm} is a regular file like any other.
  *
+ * <p>{@link #appending} makes a sink that appends instead, as a shell's {@code >>}: a regular
+ * file is written in place at its end, created if missing; a stream that fails or is cancelled
+ * adds nothing: the file is cut back to the length it had, or removed when this write created
+ * it. Special files and descriptors' files are written in place as above, at their end.
+ *
  * <p>Writes run on the options' scheduler, never on the thread that delivers the chunks; see
  * {@link Sink} for ownership and {@link SinkOptions} for the memory bound.
  *
@@ -64,8 +70,20 @@ public final class FileSink implements Sink {
      * @param inPlace written in place rather than through a temporary file
      * @param append  in place, at the end (a descriptor's file) rather than from the start
      * @param syncable in place, something fsync applies to (a regular file, a block device)
+     * @param cutBack  in place, appending to a regular file named by the path: on failure it is
+     *                 cut back to its old length, or removed if the write created it
      */
-    private record Plan(Path target, boolean inPlace, boolean append, boolean syncable) {
+    private record Plan(Path target, boolean inPlace, boolean append, boolean syncable, boolean cutBack) {
+
+        /** Through a temporary file beside {@code target}, renamed on success. */
+        static Plan replace(Path target) {
+            return new Plan(target, false, false, false, false);
+        }
+
+        /** At the end of the regular file {@code target}, cut back on failure. */
+        static Plan appendTo(Path target) {
+            return new Plan(target, true, true, true, true);
+        }
     }
 
     private FileSink(Path path, Plan plan, SinkOptions options) {
@@ -90,10 +108,23 @@ public final class FileSink implements Sink {
     public static FileSink of(Path path, SinkOptions options) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
-        return new FileSink(path, plan(path), options);
+        return new FileSink(path, plan(path, false), options);
     }
 
-    private static Plan plan(Path path) {
+    /**
+     * A sink that appends to the file at {@code path} (a shell's {@code >>}), creating it if
+     * missing. Checks now what {@link #of(Path, SinkOptions)} checks; an existing regular file
+     * must be writable.
+     *
+     * @throws ConnectorException (SINK_FAILED) with a one-line message otherwise
+     */
+    public static FileSink appending(Path path, SinkOptions options) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(options, "options");
+        return new FileSink(path, plan(path, true), options);
+    }
+
+    private static Plan plan(Path path, boolean append) {
         Path abs = path.toAbsolutePath();
         if (Files.isDirectory(abs)) {
             throw ConnectorException.sink(Reason.NOT_A_FILE, "cannot write " + path + ": is a directory", null);
@@ -103,16 +134,20 @@ public final class FileSink implements Sink {
                 if (!Files.isRegularFile(abs)) {
                     // A device, FIFO or socket: nothing to rename over.
                     checkWritable(path, abs);
-                    return new Plan(abs, true, false, isBlockDevice(abs));
+                    return new Plan(abs, true, append, isBlockDevice(abs), false);
                 }
                 Path real = throughLinks(abs);
                 if (real == null) {
                     // An open descriptor's file (/dev/stdout > file): write it as the descriptor would.
                     checkWritable(path, abs);
-                    return new Plan(abs, true, true, true);
+                    return new Plan(abs, true, true, true, false);
+                }
+                if (append) {
+                    checkWritable(path, real);
+                    return Plan.appendTo(real);
                 }
                 checkCreatable(path, real);
-                return new Plan(real, false, false, false);
+                return Plan.replace(real);
             }
         } catch (IOException e) {
             throw ConnectorException.sink(IoErrors.classify(e), "cannot write " + path + ": "
@@ -124,7 +159,7 @@ public final class FileSink implements Sink {
                     + " does not exist", null);
         }
         checkCreatable(path, abs);
-        return new Plan(abs, false, false, false);
+        return append ? Plan.appendTo(abs) : Plan.replace(abs);
     }
 
     /**
@@ -181,7 +216,10 @@ public final class FileSink implements Sink {
         return path;
     }
 
-    /** Whether the file is written in place (a special file) rather than through a temporary file. */
+    /**
+     * Whether the file is written in place (a special file, a descriptor's file, an appending
+     * sink) rather than through a temporary file.
+     */
     public boolean inPlace() {
         return plan.inPlace();
     }
@@ -189,7 +227,9 @@ public final class FileSink implements Sink {
     @Override
     public Mono<SinkResult> write(Publisher<Chunk> data, StreamMetadata metadata) {
         Objects.requireNonNull(data, "data");
-        return Mono.defer(() -> WriteLoop.write(plan.inPlace()
+        return Mono.defer(() -> WriteLoop.write(plan.cutBack()
+                ? new Append(path, plan.target(), options.fsync())
+                : plan.inPlace()
                 ? new InPlace(path, plan, options.fsync() && plan.syncable())
                 : new TempThenRename(path, plan.target(), options.fsync()), data, options));
     }
@@ -201,7 +241,7 @@ public final class FileSink implements Sink {
 
     @Override
     public String toString() {
-        return "FileSink[" + path + (plan.inPlace() ? ", in place" : "") + "]";
+        return "FileSink[" + path + (plan.cutBack() ? ", appending" : plan.inPlace() ? ", in place" : "") + "]";
     }
 
     /** Writes a temporary file next to the target and renames it on success. */
@@ -276,6 +316,75 @@ public final class FileSink implements Sink {
                 return "partial file removed, " + shown + " left unchanged";
             } catch (IOException e) {
                 return "the partial file " + temp + " could not be removed (" + IoErrors.text(e) + ")";
+            }
+        }
+
+        @Override
+        public String describe() {
+            return shown.toString();
+        }
+    }
+
+    /** Appends to a regular file; on failure cuts it back to its old length, or removes it if it was created here. */
+    private static final class Append implements WriteTarget {
+
+        private final Path shown;
+        private final Path target;
+        private final boolean fsync;
+        private FileChannel channel;
+        private boolean created;
+        private long start;
+
+        Append(Path shown, Path target, boolean fsync) {
+            this.shown = shown;
+            this.target = target;
+            this.fsync = fsync;
+        }
+
+        @Override
+        public void open() throws IOException {
+            try {
+                channel = FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                        StandardOpenOption.APPEND);
+                created = true;
+            } catch (FileAlreadyExistsException e) {
+                channel = FileChannel.open(target, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+            }
+            start = channel.size();
+        }
+
+        @Override
+        public void write(ByteBuffer src) throws IOException {
+            while (src.hasRemaining()) {
+                channel.write(src);
+            }
+        }
+
+        @Override
+        public String commit() throws IOException {
+            if (fsync) {
+                channel.force(true);
+            }
+            channel.close();
+            return shown.toString();
+        }
+
+        @Override
+        public String abort() {
+            if (channel == null) {
+                return "nothing was written";
+            }
+            try {
+                if (created) {
+                    channel.close();
+                    Files.deleteIfExists(target);
+                    return shown + " removed";
+                }
+                channel.truncate(start);
+                channel.close();
+                return "what was appended was removed, " + shown + " left as it was (" + start + " bytes)";
+            } catch (IOException e) {
+                return "what was appended to " + shown + " could not be removed (" + IoErrors.text(e) + ")";
             }
         }
 

@@ -97,6 +97,48 @@ class FileSinkTest {
     }
 
     @Test
+    void appendingAddsToTheFileAndCreatesAMissingOne() throws IOException {
+        Path out = dir.resolve("log");
+        byte[] first = randomBytes(3000, 40);
+        byte[] second = randomBytes(5000, 41);
+        BufferPool pool = new BufferPool("append", 1024, 8);
+
+        FileSink.appending(out, SinkOptions.defaults()).write(chunksOf(first, 1024, pool)).block(T);
+        FileSink.appending(out, SinkOptions.defaults()).write(chunksOf(second, 1024, pool)).block(T);
+
+        byte[] both = new byte[first.length + second.length];
+        System.arraycopy(first, 0, both, 0, first.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        assertThat(Files.readAllBytes(out)).isEqualTo(both);
+        assertThat(list(dir)).containsExactly("log");
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
+    void failedAppendCutsTheFileBackToWhatItWas() throws IOException {
+        Path out = dir.resolve("log");
+        byte[] old = randomBytes(700, 42);
+        Files.write(out, old);
+        BufferPool pool = new BufferPool("append-fail", 1024, 8);
+        Flux<Chunk> data = chunksOf(randomBytes(3 * 1024, 43), 1024, pool)
+                .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "stream incomplete: peer died")));
+
+        StepVerifier.create(FileSink.appending(out, SinkOptions.defaults()).write(data))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(ProtocolException.class)
+                        .hasMessageStartingWith("stream incomplete: peer died"))
+                .verify(T);
+        assertThat(Files.readAllBytes(out)).isEqualTo(old);
+
+        Path fresh = dir.resolve("fresh");
+        StepVerifier.create(FileSink.appending(fresh, SinkOptions.defaults())
+                        .write(chunksOf(randomBytes(2048, 44), 1024, pool)
+                                .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "cut")))))
+                .expectError(ProtocolException.class).verify(T);
+        assertThat(fresh).doesNotExist();
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
     void cancelRemovesThePartialFileAndReleasesEveryChunk() throws IOException {
         BufferPool pool = new BufferPool("cancel", 1024, 8);
         TestPublisher<Chunk> upstream = TestPublisher.createCold();
@@ -245,6 +287,33 @@ class FileSinkTest {
         assertThat(Files.isSymbolicLink(link)).isTrue();
         assertThat(Files.readAllBytes(target)).isEqualTo(data);
         assertThat(list(dir)).containsExactlyInAnyOrder("link.bin", "target.bin");
+    }
+
+    @Test
+    void appendingThroughASymbolicLinkAppendsToItsTargetAndCutsThatBack() throws IOException {
+        byte[] old = randomBytes(100, 45);
+        Path target = Files.write(dir.resolve("target.log"), old);
+        Path link = Files.createSymbolicLink(dir.resolve("link.log"), Path.of("target.log"));
+        byte[] data = randomBytes(5000, 46);
+        BufferPool pool = new BufferPool("append-link", 1024, 4);
+        FileSink sink = FileSink.appending(link, SinkOptions.defaults());
+        assertThat(sink.inPlace()).isTrue();
+        assertThat(sink).hasToString("FileSink[" + link + ", appending]");
+
+        sink.write(chunksOf(data, 1024, pool)).block(T);
+        byte[] both = new byte[old.length + data.length];
+        System.arraycopy(old, 0, both, 0, old.length);
+        System.arraycopy(data, 0, both, old.length, data.length);
+        assertThat(Files.readAllBytes(target)).isEqualTo(both);
+
+        StepVerifier.create(FileSink.appending(link, SinkOptions.defaults())
+                        .write(chunksOf(randomBytes(3000, 47), 1024, pool)
+                                .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "cut")))))
+                .expectError(ProtocolException.class).verify(T);
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(Files.readAllBytes(target)).isEqualTo(both);
+        assertThat(list(dir)).containsExactlyInAnyOrder("link.log", "target.log");
+        assertThat(pool.outstanding()).isZero();
     }
 
     @Test

@@ -3,17 +3,19 @@ package io.rdmaflux.pipeline;
 import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.codec.CodecRegistry;
 import io.rdmaflux.codec.CodecStage;
+import io.rdmaflux.connector.Filter;
 import io.rdmaflux.connector.SinkResult;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Mono;
 
 /**
- * The rest of a pipeline as its source sees it: the stages and the sink, waiting for one
+ * The rest of a pipeline as its source sees it: the filters, the stages and the sink, waiting for one
  * stream. Made by the runner for each run; a {@link PipelineSource} calls {@link #accept} once.
  */
 public final class Downstream {
 
+    private final List<Filter> filters;
     private final CodecChain chain;
     private final List<CodecStage> stages;
     private final int blockSize;
@@ -24,8 +26,9 @@ public final class Downstream {
     private final Mono<? extends Throwable> failOn;
     private final AtomicBoolean accepted = new AtomicBoolean();
 
-    Downstream(CodecChain chain, int blockSize, CodecRegistry codecs, PipelineSink sink, PipelineListener listener,
-               PipelineMetrics metrics, Mono<? extends Throwable> failOn) {
+    Downstream(List<Filter> filters, CodecChain chain, int blockSize, CodecRegistry codecs, PipelineSink sink,
+               PipelineListener listener, PipelineMetrics metrics, Mono<? extends Throwable> failOn) {
+        this.filters = filters;
         this.chain = chain;
         this.stages = Upstream.resolve(chain, codecs);
         this.blockSize = blockSize;
@@ -37,7 +40,7 @@ public final class Downstream {
     }
 
     /**
-     * Runs {@code stream} through the stages into the sink; the Mono completes with the sink's
+     * Runs {@code stream} through the filters and stages into the sink; the Mono completes with the sink's
      * result. A pipeline carries one stream: a second call fails.
      */
     public Mono<SinkResult> accept(SourceStream stream) {
@@ -46,7 +49,7 @@ public final class Downstream {
         }
         return Mono.defer(() -> {
             metrics.stream(stream);
-            return sink.write(new Upstream(stream, chain, stages, blockSize, listener, metrics, failOn))
+            return sink.write(new Upstream(stream, filters, chain, stages, blockSize, listener, metrics, failOn))
                     .doOnNext(r -> metrics.written(r.bytes()));
         });
     }

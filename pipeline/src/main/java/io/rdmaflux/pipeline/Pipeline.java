@@ -5,6 +5,7 @@ import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.codec.CodecRegistry;
 import io.rdmaflux.codec.CodecSpec;
 import io.rdmaflux.codec.CodecStage;
+import io.rdmaflux.connector.Filter;
 import io.rdmaflux.connector.Sink;
 import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.connector.Source;
@@ -15,7 +16,8 @@ import java.util.stream.Collectors;
 import reactor.core.publisher.Mono;
 
 /**
- * A source, zero or more codec stages, a sink: one stream from one end to the other. Immutable;
+ * A source, zero or more filters, zero or more codec stages, a sink: one stream from one end to
+ * the other. Immutable;
  * each method returns a configured copy, and nothing happens until the Mono {@link #run()}
  * returns is subscribed.
  *
@@ -31,6 +33,13 @@ import reactor.core.publisher.Mono;
  *         .to(SendSink.create("backup", 7691, key)).run();
  * Pipeline.from(ReceiveSource.create(7691, key)).to(FileSink.of(out)).run();
  * }</pre>
+ *
+ * <p><b>Filters</b> ({@link #through}) turn the source's stream into another, as a command in
+ * the middle of a shell pipe does ({@link io.rdmaflux.connector.CommandFilter}); they run once
+ * per run, on the plain stream, before the stages. The stream they produce has no size known
+ * in advance. A filter that ends its output before reading all of its input (a command that
+ * exits with status 0 early) ends the run successfully; the source is cancelled, and a
+ * receiving source tells its sender that the receiver stopped reading.
  *
  * <p><b>Stages and keys.</b> Stages encode, in order. A plain sink (file, standard output)
  * gets them applied with a keyless {@link CodecContext}; the {@link SendSink} applies them
@@ -50,15 +59,17 @@ public final class Pipeline {
     static final int DEFAULT_FRAME = 1 << 20;
 
     private final PipelineSource source;
+    private final List<Filter> filters;
     private final List<CodecSpec> stages;
     private final PipelineSink sink;
     private final CodecRegistry codecs;
     private final PipelineListener listener;
     private final Mono<? extends Throwable> failOn;
 
-    private Pipeline(PipelineSource source, List<CodecSpec> stages, PipelineSink sink, CodecRegistry codecs,
-                     PipelineListener listener, Mono<? extends Throwable> failOn) {
+    private Pipeline(PipelineSource source, List<Filter> filters, List<CodecSpec> stages, PipelineSink sink,
+                     CodecRegistry codecs, PipelineListener listener, Mono<? extends Throwable> failOn) {
         this.source = source;
+        this.filters = List.copyOf(filters);
         this.stages = List.copyOf(stages);
         this.sink = sink;
         this.codecs = codecs;
@@ -68,7 +79,7 @@ public final class Pipeline {
 
     /** A pipeline that starts at {@code source}. */
     public static Pipeline from(PipelineSource source) {
-        return new Pipeline(Objects.requireNonNull(source, "source"), List.of(), null,
+        return new Pipeline(Objects.requireNonNull(source, "source"), List.of(), List.of(), null,
                 CodecRegistry.defaultRegistry(), PipelineListener.NONE, null);
     }
 
@@ -77,13 +88,22 @@ public final class Pipeline {
         return from(PipelineSource.of(source));
     }
 
+    /** Adds filters, applied in order to the source's stream (before the stages) after those already added. */
+    public Pipeline through(Filter... filters) {
+        List<Filter> f = new ArrayList<>(this.filters);
+        for (Filter filter : filters) {
+            f.add(Objects.requireNonNull(filter, "filter"));
+        }
+        return new Pipeline(source, f, stages, sink, codecs, listener, failOn);
+    }
+
     /** Adds stages, applied in order after those already added. */
     public Pipeline via(CodecSpec... specs) {
         List<CodecSpec> s = new ArrayList<>(stages);
         for (CodecSpec spec : specs) {
             s.add(Objects.requireNonNull(spec, "spec"));
         }
-        return new Pipeline(source, s, sink, codecs, listener, failOn);
+        return new Pipeline(source, filters, s, sink, codecs, listener, failOn);
     }
 
     /** Adds the stages of {@code chain}. */
@@ -93,7 +113,7 @@ public final class Pipeline {
 
     /** Ends the pipeline at {@code sink}. */
     public Pipeline to(PipelineSink sink) {
-        return new Pipeline(source, stages, Objects.requireNonNull(sink, "sink"), codecs, listener, failOn);
+        return new Pipeline(source, filters, stages, Objects.requireNonNull(sink, "sink"), codecs, listener, failOn);
     }
 
     /** Ends the pipeline at a plain sink (file, standard output, command...). */
@@ -106,12 +126,12 @@ public final class Pipeline {
      * {@link CodecRegistry#defaultRegistry()}; plugin directories bring their own).
      */
     public Pipeline codecs(CodecRegistry codecs) {
-        return new Pipeline(source, stages, sink, Objects.requireNonNull(codecs, "codecs"), listener, failOn);
+        return new Pipeline(source, filters, stages, sink, Objects.requireNonNull(codecs, "codecs"), listener, failOn);
     }
 
     /** Who hears about the run's events (listening address, start, progress). */
     public Pipeline listener(PipelineListener listener) {
-        return new Pipeline(source, stages, sink, codecs, Objects.requireNonNull(listener, "listener"), failOn);
+        return new Pipeline(source, filters, stages, sink, codecs, Objects.requireNonNull(listener, "listener"), failOn);
     }
 
     /**
@@ -123,7 +143,7 @@ public final class Pipeline {
      * more than once; give a hot one (a {@code Sinks.One}'s Mono).
      */
     public Pipeline failOn(Mono<? extends Throwable> failure) {
-        return new Pipeline(source, stages, sink, codecs, listener, Objects.requireNonNull(failure, "failure"));
+        return new Pipeline(source, filters, stages, sink, codecs, listener, Objects.requireNonNull(failure, "failure"));
     }
 
     /**
@@ -159,10 +179,11 @@ public final class Pipeline {
                 + " (type: send), not " + sink;
     }
 
-    /** "SOURCE -> STAGE -> ... -> SINK", for messages. */
+    /** "SOURCE -> FILTER -> ... -> STAGE -> ... -> SINK", for messages. */
     public String describe() {
         List<String> parts = new ArrayList<>();
         parts.add(source.describe());
+        filters.forEach(f -> parts.add(f.describe()));
         stages.forEach(s -> parts.add(s.format()));
         parts.add(sink == null ? "(no sink)" : sink.describe());
         return parts.stream().collect(Collectors.joining(" -> "));
@@ -183,13 +204,13 @@ public final class Pipeline {
                     }
                 }
             }
-            PipelineMetrics metrics = new PipelineMetrics(source.describe(),
+            PipelineMetrics metrics = new PipelineMetrics(source.describe(), filters.stream().map(Filter::describe).toList(),
                     chain.specs().stream().map(CodecSpec::format).toList(), sink.describe());
             // Sized for the sink's frames: the chain string a channel sink announces then bounds
             // what each record may decode to (zstd's block), which the receiver holds it to.
             int frame = sink.frameSize() > 0 ? sink.frameSize() : DEFAULT_FRAME;
-            Downstream downstream = new Downstream(chain.forFrameSize(frame), blockSize(chain, sink.frameSize()), codecs,
-                    sink, listener, metrics, failOn);
+            Downstream downstream = new Downstream(filters, chain.forFrameSize(frame), blockSize(chain, sink.frameSize()),
+                    codecs, sink, listener, metrics, failOn);
             Mono<SinkResult> work = source.open(downstream);
             if (failOn != null) {
                 // Once data flows, the stream itself fails (Upstream.data); before that, the wait ends here.

@@ -19,9 +19,10 @@ import java.util.function.LongSupplier;
 public final class PipelineMetrics {
 
     private final String source;
+    private final List<String> filters;
     private final List<String> stages;
     private final String sink;
-    /** [0]: out of the source; [i + 1]: out of stage i; the last: into the sink. */
+    /** [0]: out of the source; [i + 1]: out of filter i, then of each stage; the last: into the sink. */
     private final AtomicLongArray boundaries;
     private volatile LongSupplier received;
     private volatile StreamMetadata metadata = StreamMetadata.empty();
@@ -30,11 +31,12 @@ public final class PipelineMetrics {
     private volatile long startNanos;
     private volatile long endNanos;
 
-    PipelineMetrics(String source, List<String> stages, String sink) {
+    PipelineMetrics(String source, List<String> filters, List<String> stages, String sink) {
         this.source = source;
+        this.filters = List.copyOf(filters);
         this.stages = List.copyOf(stages);
         this.sink = sink;
-        this.boundaries = new AtomicLongArray(stages.size() + 1);
+        this.boundaries = new AtomicLongArray(filters.size() + stages.size() + 1);
     }
 
     /** Payload bytes the source has produced so far. */
@@ -42,9 +44,9 @@ public final class PipelineMetrics {
         return boundaries.get(0);
     }
 
-    /** Bytes handed to the sink so far (after the stages). */
+    /** Bytes handed to the sink so far (after the filters and stages). */
     public long sinkBytes() {
-        return boundaries.get(stages.size());
+        return boundaries.get(boundaries.length() - 1);
     }
 
     /** The stream's size as announced by the source (a file's size), when known. */
@@ -76,14 +78,18 @@ public final class PipelineMetrics {
         return Duration.ofNanos((e != 0 ? e : System.nanoTime()) - s);
     }
 
-    /** A snapshot of every step: the source, each stage, the sink. */
+    /** A snapshot of every step: the source, each filter, each stage, the sink. */
     public List<StepMetrics> steps() {
         List<StepMetrics> out = new ArrayList<>();
         LongSupplier r = received;
         long produced = boundaries.get(0);
         out.add(new StepMetrics(StepMetrics.Kind.SOURCE, source, r != null ? r.getAsLong() : produced, produced));
-        for (int i = 0; i < stages.size(); i++) {
-            out.add(new StepMetrics(StepMetrics.Kind.STAGE, stages.get(i), boundaries.get(i), boundaries.get(i + 1)));
+        for (int i = 0; i < filters.size(); i++) {
+            out.add(new StepMetrics(StepMetrics.Kind.FILTER, filters.get(i), boundaries.get(i), boundaries.get(i + 1)));
+        }
+        for (int i = filters.size(); i < filters.size() + stages.size(); i++) {
+            out.add(new StepMetrics(StepMetrics.Kind.STAGE, stages.get(i - filters.size()), boundaries.get(i),
+                    boundaries.get(i + 1)));
         }
         long in = sinkBytes();
         long w = written;

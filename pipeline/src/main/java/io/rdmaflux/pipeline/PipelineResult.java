@@ -10,9 +10,9 @@ import java.util.List;
  * @param sink     the sink's own result: bytes written and where (a path, standard output,
  *                 the receiver's address)
  * @param bytesIn  payload bytes the source produced
- * @param bytesOut bytes the sink was given (after the stages)
+ * @param bytesOut bytes the sink was given (after the filters and stages)
  * @param duration from the moment data started to flow to the sink's success
- * @param steps    per step: source, each stage, sink
+ * @param steps    per step: source, each filter, each stage, sink
  */
 public record PipelineResult(SinkResult sink, long bytesIn, long bytesOut, Duration duration, List<StepMetrics> steps) {
 

@@ -148,7 +148,13 @@ public final class ReceiveSource implements PipelineSource {
                                 + ValueType.formatDuration(timeout))));
                 work = Mono.firstWithSignal(work, deadline);
             }
-            return work.then(Mono.fromSupplier(result::get)).doOnCancel(cancelled::tryEmitEmpty);
+            return work.then(Mono.fromSupplier(result::get))
+                    // A filter whose command exited 0 before the end of its input (head, say)
+                    // ended the run successfully; the channel then told the sender that the
+                    // receiver stopped reading, which is no failure of this side.
+                    .onErrorResume(e -> result.get() != null && e instanceof ProtocolException pe
+                            && pe.code() == ErrorCode.CANCELLED, e -> Mono.fromSupplier(result::get))
+                    .doOnCancel(cancelled::tryEmitEmpty);
         });
     }
 

@@ -114,8 +114,8 @@ public final class TreeCopySource implements PipelineSource {
                 outer.onListening(address, transports);
             }
         };
-        Downstream into = new Downstream(CodecChain.empty(), Pipeline.DEFAULT_FRAME, downstream.codecs(), sink,
-                onlyListening, new PipelineMetrics(listing.describe(), List.of(), sink.describe()), null);
+        Downstream into = new Downstream(List.of(), CodecChain.empty(), Pipeline.DEFAULT_FRAME, downstream.codecs(), sink,
+                onlyListening, new PipelineMetrics(listing.describe(), List.of(), List.of(), sink.describe()), null);
         return listing.open(into).then(Mono.fromSupplier(read::get));
     }
 

@@ -7,6 +7,7 @@ import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.codec.CodecRegistry;
 import io.rdmaflux.codec.CodecSpec;
 import io.rdmaflux.codec.CodecStage;
+import io.rdmaflux.connector.Filter;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -15,13 +16,14 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The stream as a {@link PipelineSink} sees it: the source's data with the pipeline's stages
- * still to apply, so that a sink with a session (the channel) can apply them with that
- * session's keys, and announce them.
+ * The stream as a {@link PipelineSink} sees it: the source's data with the pipeline's filters
+ * and stages still to apply, so that a sink with a session (the channel) can apply the stages
+ * with that session's keys, and announce them.
  */
 public final class Upstream {
 
     private final SourceStream stream;
+    private final List<Filter> filters;
     private final CodecChain chain;
     private final List<CodecStage> stages;
     private final int blockSize;
@@ -30,9 +32,10 @@ public final class Upstream {
     private final Mono<? extends Throwable> failOn;
     private final AtomicBoolean taken = new AtomicBoolean();
 
-    Upstream(SourceStream stream, CodecChain chain, List<CodecStage> stages, int blockSize, PipelineListener listener,
-             PipelineMetrics metrics, Mono<? extends Throwable> failOn) {
+    Upstream(SourceStream stream, List<Filter> filters, CodecChain chain, List<CodecStage> stages, int blockSize,
+             PipelineListener listener, PipelineMetrics metrics, Mono<? extends Throwable> failOn) {
         this.stream = stream;
+        this.filters = filters;
         this.chain = chain;
         this.stages = stages;
         this.blockSize = blockSize;
@@ -41,9 +44,13 @@ public final class Upstream {
         this.failOn = failOn;
     }
 
-    /** The source's metadata (name, size), without any codec chain: what a plain sink may use. */
+    /**
+     * The source's metadata (name, size), without any codec chain: what a plain sink may use.
+     * After filters the size is not known in advance, so it is left out.
+     */
     public StreamMetadata metadata() {
-        return stream.metadata().with(StreamMetadata.CODECS, null);
+        StreamMetadata m = stream.metadata().with(StreamMetadata.CODECS, null);
+        return filters.isEmpty() ? m : m.with(StreamMetadata.SIZE, null);
     }
 
     /**
@@ -66,8 +73,9 @@ public final class Upstream {
     }
 
     /**
-     * The stream encoded by the stages with {@code context} (its block size is set by the
-     * pipeline to fit the sink's frames). Marks the start of the run. Call once; the chunks
+     * The stream through the filters, encoded by the stages with {@code context} (its block
+     * size is set by the pipeline to fit the sink's frames). Marks the start of the run. Call
+     * once; the chunks
      * follow the {@link io.rdmaflux.connector.Source} ownership rule.
      */
     public Flux<Chunk> data(CodecContext context) {
@@ -85,7 +93,12 @@ public final class Upstream {
             listener.onSourceBytes(n);
         });
         if (failOn != null) {
+            // Before the filters: a command sees the failure, never an end of its input.
             f = failingOn(f, failOn);
+        }
+        for (int i = 0; i < filters.size(); i++) {
+            int boundary = i + 1;
+            f = filters.get(i).apply(f).doOnNext(c -> metrics.add(boundary, c.remaining()));
         }
         if (stages.isEmpty()) {
             return f;
@@ -94,7 +107,7 @@ public final class Upstream {
         f = ChunkFlux.split(f, blockSize);
         List<CodecSpec> specs = chain.specs();
         for (int i = 0; i < stages.size(); i++) {
-            int boundary = i + 1;
+            int boundary = filters.size() + i + 1;
             f = stages.get(i).encoder(specs.get(i), ctx).apply(f).doOnNext(c -> metrics.add(boundary, c.remaining()));
         }
         return f.doOnDiscard(Chunk.class, Chunk::releaseQuietly);

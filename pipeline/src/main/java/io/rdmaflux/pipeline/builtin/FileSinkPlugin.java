@@ -1,6 +1,7 @@
 package io.rdmaflux.pipeline.builtin;
 
 import io.rdmaflux.connector.FileSink;
+import io.rdmaflux.connector.SinkOptions;
 import io.rdmaflux.pipeline.PipelineSink;
 import io.rdmaflux.pipeline.config.OptionSpec;
 import io.rdmaflux.pipeline.config.OptionValues;
@@ -17,6 +18,9 @@ public final class FileSinkPlugin implements SinkPlugin {
             "The file to write; replaced only when the whole stream arrived (special files are written in place).");
     static final OptionSpec<Boolean> FSYNC = OptionSpec.optional("fsync", ValueType.bool(), false,
             "Sync the file and its directory to disk before reporting success.");
+    static final OptionSpec<Boolean> APPEND = OptionSpec.optional("append", ValueType.bool(), false,
+            "Append to the file (creating it) instead of replacing it, as >>; on failure it is cut back to its old "
+                    + "length.");
 
     @Override
     public String name() {
@@ -30,11 +34,13 @@ public final class FileSinkPlugin implements SinkPlugin {
 
     @Override
     public List<OptionSpec<?>> options() {
-        return List.of(PATH, FSYNC);
+        return List.of(PATH, FSYNC, APPEND);
     }
 
     @Override
     public PipelineSink create(OptionValues values, PluginContext context) {
-        return PipelineSink.of(FileSink.of(values.get(PATH), context.sinkOptions().withFsync(values.get(FSYNC))));
+        SinkOptions options = context.sinkOptions().withFsync(values.get(FSYNC));
+        return PipelineSink.of(values.get(APPEND) ? FileSink.appending(values.get(PATH), options)
+                : FileSink.of(values.get(PATH), options));
     }
 }

@@ -2,6 +2,7 @@ package io.rdmaflux.pipeline.plugin;
 
 import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.codec.CodecSpec;
+import io.rdmaflux.connector.Filter;
 import io.rdmaflux.pipeline.Pipeline;
 import io.rdmaflux.pipeline.PipelineSink;
 import io.rdmaflux.pipeline.PipelineSource;
@@ -21,8 +22,8 @@ import java.util.Objects;
 import reactor.core.publisher.Mono;
 
 /**
- * A validated pipeline configuration: which plugin is the source, which the stages, which the
- * sink, and each one's checked options. Made from YAML ({@link #parse}, {@link #load}: the
+ * A validated pipeline configuration: which plugin is the source, which the filters and the
+ * stages, which the sink, and each one's checked options. Made from YAML ({@link #parse}, {@link #load}: the
  * {@code rdflux run} format) or in code ({@link #builder}); both are validated the same way,
  * so a coordinator that builds a pipeline for a remote host gets the same checks and messages
  * as a user's file. Nothing is opened until {@link #toPipeline()}'s pipeline runs.
@@ -34,6 +35,7 @@ import reactor.core.publisher.Mono;
  *
  * PipelineConfig sameInCode = PipelineConfig.builder(plugins)
  *         .source("file", Map.of("path", "/data/in.bin"))
+ *         .filter("command", Map.of("command", "grep -v DEBUG"))
  *         .stage("zstd", Map.of("level", 3))
  *         .sink("send", Map.of("host", "backup", "port", 7691, "key-env", "RDFLUX_KEY"))
  *         .build();
@@ -46,7 +48,7 @@ public final class PipelineConfig {
      *
      * @param plugin the plugin
      * @param values its checked options
-     * @param <P>    source, stage or sink plugin
+     * @param <P>    source, filter, stage or sink plugin
      */
     public record Part<P extends Plugin>(P plugin, OptionValues values) {
     }
@@ -54,14 +56,16 @@ public final class PipelineConfig {
     private final String file;
     private final PluginRegistry registry;
     private final Part<SourcePlugin> source;
+    private final List<Part<FilterPlugin>> filters;
     private final List<Part<StagePlugin>> stages;
     private final Part<SinkPlugin> sink;
 
-    PipelineConfig(String file, PluginRegistry registry, Part<SourcePlugin> source, List<Part<StagePlugin>> stages,
-                   Part<SinkPlugin> sink) {
+    PipelineConfig(String file, PluginRegistry registry, Part<SourcePlugin> source, List<Part<FilterPlugin>> filters,
+                   List<Part<StagePlugin>> stages, Part<SinkPlugin> sink) {
         this.file = file;
         this.registry = registry;
         this.source = source;
+        this.filters = List.copyOf(filters);
         this.stages = List.copyOf(stages);
         this.sink = sink;
     }
@@ -105,6 +109,10 @@ public final class PipelineConfig {
         return source;
     }
 
+    public List<Part<FilterPlugin>> filters() {
+        return filters;
+    }
+
     public List<Part<StagePlugin>> stages() {
         return stages;
     }
@@ -124,8 +132,8 @@ public final class PipelineConfig {
     }
 
     /**
-     * The pipeline this configuration describes. Makes the sink, then the source (which reads
-     * chunks of the stages' block size); either may check the world and throw a
+     * The pipeline this configuration describes. Makes the sink, then the source and the
+     * filters (which read chunks of the stages' block size); any may check the world and throw a
      * {@link io.rdmaflux.connector.ConnectorException} (a missing input file), but nothing is
      * opened until the pipeline runs.
      */
@@ -143,13 +151,15 @@ public final class PipelineConfig {
                 registry.codecs(), sendTo));
         PluginContext context = new PluginContext(Pipeline.blockSize(chain, s.frameSize()), registry.codecs(), sendTo);
         PipelineSource src = source.plugin().create(source.values(), context);
-        return Pipeline.from(src).via(chain).to(s).codecs(registry.codecs());
+        Filter[] f = filters.stream().map(p -> p.plugin().create(p.values(), context)).toArray(Filter[]::new);
+        return Pipeline.from(src).through(f).via(chain).to(s).codecs(registry.codecs());
     }
 
-    /** "file -> zstd -> send", for messages. */
+    /** "file -> command -> zstd -> send", for messages. */
     public String describe() {
         List<String> parts = new ArrayList<>();
         parts.add(source.plugin().name());
+        filters.forEach(p -> parts.add(p.plugin().name()));
         stages.forEach(p -> parts.add(p.plugin().name()));
         parts.add(sink.plugin().name());
         return String.join(" -> ", parts);
@@ -169,6 +179,7 @@ public final class PipelineConfig {
 
         private final PluginRegistry registry;
         private RawPlugin source;
+        private final List<RawPlugin> filters = new ArrayList<>();
         private final List<RawPlugin> stages = new ArrayList<>();
         private RawPlugin sink;
 
@@ -178,6 +189,11 @@ public final class PipelineConfig {
 
         public Builder source(String type, Map<String, ?> options) {
             source = raw("source", type, options);
+            return this;
+        }
+
+        public Builder filter(String type, Map<String, ?> options) {
+            filters.add(raw("filters[" + filters.size() + "]", type, options));
             return this;
         }
 
@@ -200,7 +216,7 @@ public final class PipelineConfig {
             if (sink == null) {
                 errors.add(new ConfigError(null, 0, "sink", "missing (a pipeline needs a source and a sink)"));
             }
-            PipelineConfig config = Validator.validate(new RawPipeline(0, source, stages, sink), null, registry, errors);
+            PipelineConfig config = Validator.validate(new RawPipeline(0, source, filters, stages, sink), null, registry, errors);
             if (!errors.isEmpty()) {
                 throw new ConfigException(errors);
             }

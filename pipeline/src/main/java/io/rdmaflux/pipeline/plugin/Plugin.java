@@ -5,13 +5,13 @@ import io.rdmaflux.pipeline.config.OptionValues;
 import java.util.List;
 
 /**
- * What every source, sink and stage plugin says about itself: the {@code type} that selects it
+ * What every source, filter, stage and sink plugin says about itself: the {@code type} that selects it
  * in a pipeline file, one line of docs, and its options. Validation, {@code rdflux plugins} and
  * the reference in docs/user-guide.md are all made from this description.
  *
  * <p>Plugins are found with {@link java.util.ServiceLoader} (list the class in
  * {@code META-INF/services/} under the interface's name: {@link SourcePlugin},
- * {@link SinkPlugin} or {@link StagePlugin}); they need a public no-argument constructor and
+ * {@link FilterPlugin}, {@link SinkPlugin} or {@link StagePlugin}); they need a public no-argument constructor and
  * are stateless.
  */
 public interface Plugin {

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The reference of every source, sink and stage, made from the plugins' own descriptions:
+ * The reference of every source, filter, stage and sink, made from the plugins' own descriptions:
  * as text for {@code rdflux plugins}, and as Markdown for docs/user-guide.md (a test compares
  * the guide's section with it, so the two cannot drift).
  */
@@ -21,6 +21,7 @@ public final class PluginReference {
     public static String text(PluginRegistry registry) {
         StringBuilder b = new StringBuilder();
         section(b, "Sources", registry.sources(), registry, false);
+        section(b, "Filters", registry.filters(), registry, false);
         section(b, "Stages", registry.stages(), registry, false);
         section(b, "Sinks", registry.sinks(), registry, false);
         return b.toString();
@@ -30,6 +31,7 @@ public final class PluginReference {
     public static String markdown(PluginRegistry registry) {
         StringBuilder b = new StringBuilder();
         section(b, "Sources", registry.sources(), registry, true);
+        section(b, "Filters", registry.filters(), registry, true);
         section(b, "Stages", registry.stages(), registry, true);
         section(b, "Sinks", registry.sinks(), registry, true);
         return b.toString();

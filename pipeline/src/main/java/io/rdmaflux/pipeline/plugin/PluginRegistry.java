@@ -23,7 +23,7 @@ import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * The sources, sinks and stages a process knows: the built-in ones, those on the class path,
+ * The sources, filters, sinks and stages a process knows: the built-in ones, those on the class path,
  * and those in the jars of a plugin directory, all found with {@link ServiceLoader}. The jars
  * of a directory share one class loader of their own whose parent is the tool's, so a plugin
  * sees the project's API but not another directory's classes, and cannot replace a built-in
@@ -40,14 +40,17 @@ public final class PluginRegistry {
     private static final Logger log = Loggers.getLogger(PluginRegistry.class);
 
     private final Map<String, SourcePlugin> sources;
+    private final Map<String, FilterPlugin> filters;
     private final Map<String, SinkPlugin> sinks;
     private final Map<String, StagePlugin> stages;
     private final CodecRegistry codecs;
     private final ClassLoader pluginLoader;
 
-    private PluginRegistry(Map<String, SourcePlugin> sources, Map<String, SinkPlugin> sinks,
-                           Map<String, StagePlugin> stages, CodecRegistry codecs, ClassLoader pluginLoader) {
+    private PluginRegistry(Map<String, SourcePlugin> sources, Map<String, FilterPlugin> filters,
+                           Map<String, SinkPlugin> sinks, Map<String, StagePlugin> stages, CodecRegistry codecs,
+                           ClassLoader pluginLoader) {
         this.sources = sources;
+        this.filters = filters;
         this.sinks = sinks;
         this.stages = stages;
         this.codecs = codecs;
@@ -102,6 +105,7 @@ public final class PluginRegistry {
         String where = directory == null ? "the class path" : directory.toString();
         try {
             Map<String, SourcePlugin> sources = byName(ServiceLoader.load(SourcePlugin.class, loader), "source");
+            Map<String, FilterPlugin> filters = byName(ServiceLoader.load(FilterPlugin.class, loader), "filter");
             Map<String, SinkPlugin> sinks = byName(ServiceLoader.load(SinkPlugin.class, loader), "sink");
             Map<String, StagePlugin> described = byName(ServiceLoader.load(StagePlugin.class, loader), "stage");
             CodecRegistry codecs = CodecRegistry.load(loader);
@@ -112,7 +116,7 @@ public final class PluginRegistry {
             }
             described.keySet().forEach(name -> log.warn("stage plugin '{}' ignored: no codec stage of that name "
                     + "is registered (META-INF/services/io.rdmaflux.codec.CodecStage)", name));
-            return new PluginRegistry(sources, sinks, stages, codecs, directory == null ? null : loader);
+            return new PluginRegistry(sources, filters, sinks, stages, codecs, directory == null ? null : loader);
         } catch (ServiceConfigurationError | LinkageError e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             throw failure(where, "cannot load a plugin: " + e.getMessage()
@@ -140,6 +144,10 @@ public final class PluginRegistry {
         return Optional.ofNullable(sources.get(name));
     }
 
+    public Optional<FilterPlugin> filter(String name) {
+        return Optional.ofNullable(filters.get(name));
+    }
+
     public Optional<SinkPlugin> sink(String name) {
         return Optional.ofNullable(sinks.get(name));
     }
@@ -150,6 +158,10 @@ public final class PluginRegistry {
 
     public Collection<SourcePlugin> sources() {
         return sources.values();
+    }
+
+    public Collection<FilterPlugin> filters() {
+        return filters.values();
     }
 
     public Collection<SinkPlugin> sinks() {

@@ -6,5 +6,5 @@ import java.util.List;
  * A pipeline as written, before validation; parts that are missing or malformed are null
  * (their errors are already reported).
  */
-record RawPipeline(int line, RawPlugin source, List<RawPlugin> stages, RawPlugin sink) {
+record RawPipeline(int line, RawPlugin source, List<RawPlugin> filters, List<RawPlugin> stages, RawPlugin sink) {
 }

@@ -3,9 +3,9 @@ package io.rdmaflux.pipeline.plugin;
 import java.util.Map;
 
 /**
- * A source, stage or sink as written, before validation.
+ * A source, filter, stage or sink as written, before validation.
  *
- * @param path    where it is: {@code source}, {@code stages[0]}, {@code sink}
+ * @param path    where it is: {@code source}, {@code filters[0]}, {@code stages[0]}, {@code sink}
  * @param line    the line its errors point to when no option is at fault
  * @param type    the {@code type} value, or null when missing
  * @param options the other keys, in the order written

@@ -18,7 +18,7 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Checks a raw pipeline against the plugins' descriptions: known types, known keys, required
+ * Checks a raw pipeline against the plugins' descriptions (source, filters, stages, sink): known types, known keys, required
  * keys, values of the right types, the plugins' own checks, and keyed stages only before a
  * sink that has sessions. Every problem is reported, each once; a value already wrong is not
  * checked further.
@@ -44,6 +44,13 @@ final class Validator {
         int before = errors.size();
         PipelineConfig.Part<SourcePlugin> source = raw.source() == null ? null
                 : part(raw.source(), "source", registry::source, registry.sources());
+        List<PipelineConfig.Part<FilterPlugin>> filters = new ArrayList<>();
+        for (RawPlugin f : raw.filters()) {
+            PipelineConfig.Part<FilterPlugin> p = part(f, "filter", registry::filter, registry.filters());
+            if (p != null) {
+                filters.add(p);
+            }
+        }
         List<PipelineConfig.Part<StagePlugin>> stages = new ArrayList<>();
         List<CodecSpec> specs = new ArrayList<>();
         List<RawValue> stageTypes = new ArrayList<>();
@@ -73,7 +80,7 @@ final class Validator {
         if (errors.size() > before || source == null || sink == null) {
             return null;
         }
-        return new PipelineConfig(file, registry, source, stages, sink);
+        return new PipelineConfig(file, registry, source, filters, stages, sink);
     }
 
     /** The stage's codec spec, checked by the codec; null (after reporting) when refused. */

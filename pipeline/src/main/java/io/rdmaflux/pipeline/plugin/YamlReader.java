@@ -68,15 +68,17 @@ final class YamlReader {
             return null;
         }
         if (root.isEmpty() || isNull(root.get())) {
-            error(1, null, "empty pipeline (expected source, stages and sink)");
+            error(1, null, "empty pipeline (expected source, filters, stages and sink)");
             return null;
         }
         if (!(root.get() instanceof MappingNode top)) {
-            error(line(root.get()), null, "expected a mapping with source, stages and sink, got " + shape(root.get()));
+            error(line(root.get()), null, "expected a mapping with source, filters, stages and sink, got "
+                    + shape(root.get()));
             return null;
         }
         RawPlugin source = null;
         RawPlugin sink = null;
+        List<RawPlugin> filters = new ArrayList<>();
         List<RawPlugin> stages = new ArrayList<>();
         Map<String, Integer> seen = new HashMap<>();
         for (NodeTuple t : top.getValue()) {
@@ -89,8 +91,9 @@ final class YamlReader {
             switch (key) {
                 case "source" -> source = plugin("source", keyLine, value);
                 case "sink" -> sink = plugin("sink", keyLine, value);
-                case "stages" -> stages = stages(value);
-                default -> error(keyLine, key, "unknown key (a pipeline has source, stages and sink)");
+                case "filters" -> filters = list("filters", "filter", value);
+                case "stages" -> stages = list("stages", "stage", value);
+                default -> error(keyLine, key, "unknown key (a pipeline has source, filters, stages and sink)");
             }
         }
         int line = line(top);
@@ -100,21 +103,22 @@ final class YamlReader {
         if (!seen.containsKey("sink")) {
             error(line, "sink", "missing (a pipeline needs a source and a sink)");
         }
-        return new RawPipeline(line, source, stages, sink);
+        return new RawPipeline(line, source, filters, stages, sink);
     }
 
-    private List<RawPlugin> stages(Node node) {
+    /** The list under {@code key} (filters, stages): each a plugin. */
+    private List<RawPlugin> list(String key, String kind, Node node) {
         List<RawPlugin> out = new ArrayList<>();
         if (isNull(node)) {
             return out;
         }
         if (!(node instanceof SequenceNode seq)) {
-            error(line(node), "stages", "expected a list of stages, got " + shape(node));
+            error(line(node), key, "expected a list of " + kind + "s, got " + shape(node));
             return out;
         }
         List<Node> items = seq.getValue();
         for (int i = 0; i < items.size(); i++) {
-            RawPlugin p = plugin("stages[" + i + "]", line(items.get(i)), items.get(i));
+            RawPlugin p = plugin(key + "[" + i + "]", line(items.get(i)), items.get(i));
             if (p != null) {
                 out.add(p);
             }

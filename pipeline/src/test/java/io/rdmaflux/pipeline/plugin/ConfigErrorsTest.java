@@ -77,7 +77,7 @@ class ConfigErrorsTest {
                   path: x
                 sink: stdout
                 """)).containsExactly(
-                "p.yaml:2: source.type: unknown source type 'fle', did you mean 'file'? (source types: file, stdin, receive, tree, tree-listing)");
+                "p.yaml:2: source.type: unknown source type 'fle', did you mean 'file'? (source types: file, stdin, receive, tree, tree-listing, command, empty)");
         assertThat(errors("""
                 source: stdin
                 stages: [gzip]
@@ -103,7 +103,7 @@ class ConfigErrorsTest {
                 sink: {type: file, path: out, colour: red}
                 """)).containsExactly(
                 "p.yaml:1: source.colour: unknown key for source 'stdin' (it has no options)",
-                "p.yaml:2: sink.colour: unknown key for sink 'file' (its keys: path, fsync)");
+                "p.yaml:2: sink.colour: unknown key for sink 'file' (its keys: path, fsync, append)");
     }
 
     @Test
@@ -125,7 +125,7 @@ class ConfigErrorsTest {
                 source:
                   path: x
                 sink: stdout
-                """)).containsExactly("p.yaml:1: source.type: missing (source types: file, stdin, receive, tree, tree-listing)");
+                """)).containsExactly("p.yaml:1: source.type: missing (source types: file, stdin, receive, tree, tree-listing, command, empty)");
     }
 
     @Test
@@ -269,14 +269,14 @@ class ConfigErrorsTest {
                 """)).containsExactly("p.yaml:3: source: given twice (first on line 1)");
         assertThat(errors("source: [stdin\nsink: stdout\n")).hasSize(1).first().asString()
                 .startsWith("p.yaml:").contains("not valid YAML:");
-        assertThat(errors("")).containsExactly("p.yaml:1: empty pipeline (expected source, stages and sink)");
+        assertThat(errors("")).containsExactly("p.yaml:1: empty pipeline (expected source, filters, stages and sink)");
         assertThat(errors("- a\n- b\n")).containsExactly(
-                "p.yaml:1: expected a mapping with source, stages and sink, got a list");
+                "p.yaml:1: expected a mapping with source, filters, stages and sink, got a list");
         assertThat(errors("""
                 source: stdin
                 sink: stdout
                 stage: [zstd]
-                """)).containsExactly("p.yaml:3: stage: unknown key (a pipeline has source, stages and sink)");
+                """)).containsExactly("p.yaml:3: stage: unknown key (a pipeline has source, filters, stages and sink)");
         // No object is ever built from a tag: a Java type tag is just an unknown type name.
         assertThat(errors("""
                 source: !!javax.script.ScriptEngineManager [x]
@@ -335,5 +335,50 @@ class ConfigErrorsTest {
                 .build();
         assertThat(c.describe()).isEqualTo("receive -> zstd -> file");
         assertThat(value(c.source(), "timeout")).isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void commandPluginsAndFiltersParse() {
+        PipelineConfig c = PipelineConfig.parse("""
+                source: {type: command, argv: [tar, c, .], directory: /tmp, env: [LC_ALL=C], grace: 2s}
+                filters:
+                  - type: command
+                    command: tee copy | wc -c
+                    shell: login
+                stages: [zstd]
+                sink: {type: command, command: tar x, name: untar}
+                """, "p.yaml", PLUGINS, Map.of());
+        assertThat(c.describe()).isEqualTo("command -> command -> zstd -> command");
+        assertThat(value(c.source(), "argv")).isEqualTo(List.of("tar", "c", "."));
+        assertThat(value(c.filters().get(0), "shell")).isEqualTo("login");
+        assertThat(value(c.source(), "grace")).isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void aCommandNeedsExactlyOneOfCommandAndArgvAndSaneOptions() {
+        assertThat(errors("""
+                source: {type: command}
+                sink: {type: command, command: cat, argv: [cat]}
+                """)).containsExactly(
+                "p.yaml:1: source: missing: give command (run by the shell) or argv (a program and its arguments)",
+                "p.yaml:2: sink.argv: give command or argv, not both");
+        assertThat(errors("""
+                source: {type: empty}
+                filters:
+                  - {type: command, command: cat, shell: bash}
+                  - {type: command, argv: [cat], env: [NOEQUALS]}
+                  - {type: command, argv: []}
+                  - {type: cmd, command: cat}
+                sink: stdout
+                """)).containsExactly(
+                "p.yaml:3: filters[0].shell: must be an absolute path or 'login', got 'bash'",
+                "p.yaml:4: filters[1].env: expected NAME=VALUE, got 'NOEQUALS'",
+                "p.yaml:5: filters[2].argv: must name a program",
+                "p.yaml:6: filters[3].type: unknown filter type 'cmd' (filter types: command)");
+        assertThat(errors("""
+                source: stdin
+                filters: cat
+                sink: stdout
+                """)).containsExactly("p.yaml:2: filters: expected a list of filters, got 'cat'");
     }
 }

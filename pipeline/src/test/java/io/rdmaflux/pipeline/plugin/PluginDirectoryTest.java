@@ -39,7 +39,7 @@ class PluginDirectoryTest {
     void aPluginFromTheDirectoryWithListOptions() throws IOException {
         jar("words.jar", ListSourcePlugin.class.getName());
         PluginRegistry plugins = PluginRegistry.load(dir);
-        assertThat(plugins.sources()).extracting(Plugin::name).containsExactly("file", "stdin", "receive", "tree", "tree-listing", "words");
+        assertThat(plugins.sources()).extracting(Plugin::name).containsExactly("file", "stdin", "receive", "tree", "tree-listing", "command", "empty", "words");
         assertThat(PluginRegistry.builtins().source("words")).isEmpty();
 
         List<String> errors = errors(plugins, """
@@ -87,8 +87,8 @@ class PluginDirectoryTest {
     @Test
     void aMissingOrEmptyDirectoryHoldsNoPlugins() {
         assertThat(PluginRegistry.load(dir.resolve("nowhere")).sources()).extracting(Plugin::name)
-                .containsExactly("file", "stdin", "receive", "tree", "tree-listing");
-        assertThat(PluginRegistry.load(dir).sinks()).extracting(Plugin::name).containsExactly("file", "stdout", "send", "tree");
+                .containsExactly("file", "stdin", "receive", "tree", "tree-listing", "command", "empty");
+        assertThat(PluginRegistry.load(dir).sinks()).extracting(Plugin::name).containsExactly("file", "stdout", "send", "tree", "command");
         assertThat(PluginRegistry.defaultDirectory(Map.of("RDFLUX_PLUGINS", "/opt/p"))).isEqualTo(Path.of("/opt/p"));
         assertThat(PluginRegistry.defaultDirectory(Map.of()))
                 .isEqualTo(Path.of(System.getProperty("user.home"), ".config", "rdflux", "plugins"));

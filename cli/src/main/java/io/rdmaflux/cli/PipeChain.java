@@ -1,0 +1,305 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.cli.PipePlan.Hop;
+import io.rdmaflux.cli.PipePlan.Input;
+import io.rdmaflux.cli.PipePlan.Output;
+import io.rdmaflux.cli.remote.AgentMessage;
+import io.rdmaflux.cli.remote.RemoteAgent;
+import io.rdmaflux.cli.remote.RemoteException;
+import io.rdmaflux.cli.remote.RemoteShell;
+import io.rdmaflux.pipeline.PipelineListener;
+import io.rdmaflux.pipeline.PipelineResult;
+import io.rdmaflux.pipeline.plugin.PluginRegistry;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * Runs one run of an rdpipe plan: every hop at once, remote ones through agents started over
+ * ssh, local ones in this process; each receiving end binds a port of its own and reports it,
+ * then its sender is told where to connect, with a key made for that link alone. The run ends
+ * when every hop has ended. When one fails, the others get {@link #GRACE} to end on their own
+ * (the channel tells each neighbour, so a chain usually collapses by itself), then whatever
+ * still runs is torn down: agents' stdin closed (they kill their commands and exit), local
+ * pipelines cancelled. Cancelling the Mono tears down at once.
+ *
+ * <p>The outcome is as {@code set -o pipefail}: the status of the rightmost hop that failed of
+ * its own accord, a {@link SegmentFailure} naming it. A hop cut short (75) because another hop
+ * failed is a consequence, and counts only when nothing else failed.
+ */
+final class PipeChain {
+
+    private static final Logger log = Loggers.getLogger(PipeChain.class);
+
+    /** How long the other hops may take to end on their own after one failed. */
+    static final Duration GRACE = Duration.ofSeconds(2);
+    /** Receivers bind all addresses; a local sender reaches a local receiver here. */
+    private static final String LOOPBACK = "127.0.0.1";
+
+    /** How a channel says that the other end failed first (SessionBase). */
+    private static final List<String> PEER_REPORTED = List.of("sender reported: ", "receiver reported: ");
+    private static final String STOPPED_READING = "receiver reported: receiver stopped reading";
+
+    /** How a hop ended. */
+    private record Outcome(int hop, int status, String message, long bytes, boolean cancelled) {
+        boolean failed() {
+            return status != 0;
+        }
+    }
+
+    /** A receiving end, once bound: where its sender connects. */
+    private record Endpoint(String host, int port) {
+    }
+
+    private final List<Hop> hops;
+    private final RemoteShell shell;
+    private final PluginRegistry plugins;
+    private final PipeCommand.Settings settings;
+    private final Meter meter;
+    private final RemoteAgent[] agents;
+    private final String[] keys;
+    private final List<Sinks.One<Outcome>> outcomes = new ArrayList<>();
+    private final Disposable.Composite locals = Disposables.composite();
+    private final AtomicBoolean tornDown = new AtomicBoolean();
+    /** The ports local receiving hops bound, by hop. */
+    private final Map<Integer, Sinks.One<Integer>> localPorts = new java.util.concurrent.ConcurrentHashMap<>();
+
+    PipeChain(List<Hop> hops, RemoteShell shell, PluginRegistry plugins, PipeCommand.Settings settings, Meter meter) {
+        this.hops = hops;
+        this.shell = shell;
+        this.plugins = plugins;
+        this.settings = settings;
+        this.meter = meter;
+        this.agents = new RemoteAgent[hops.size()];
+        this.keys = new String[hops.size()];
+        for (int i = 0; i < hops.size(); i++) {
+            outcomes.add(Sinks.one());
+            if (hops.get(i).input() == Input.RECEIVE) {
+                keys[i] = AgentMessage.newKey();
+            }
+        }
+    }
+
+    /** Runs the hops; completes empty on success, fails with a {@link SegmentFailure}. */
+    Mono<Void> run() {
+        return Mono.defer(() -> {
+            start();
+            return Flux.merge(outcomes.stream().map(Sinks.One::asMono).toList())
+                    .doOnNext(o -> {
+                        if (o.failed() && !o.cancelled()) {
+                            log.debug("{} failed ({}): {}", hops.get(o.hop()).label(), o.status(), o.message());
+                            Mono.delay(GRACE).subscribe(x -> tearDown());
+                        }
+                    })
+                    .collectList()
+                    .flatMap(this::verdict);
+        }).doOnCancel(this::tearDown);
+    }
+
+    private void start() {
+        meter.streamStarted();
+        for (int i = 0; i < hops.size(); i++) {
+            if (!hops.get(i).isLocal()) {
+                agents[i] = shell.startAgent(hops.get(i).host());
+            }
+        }
+        // Where each receiving end listens, as its sender should reach it.
+        List<Mono<Endpoint>> endpoints = new ArrayList<>();
+        for (int i = 0; i < hops.size(); i++) {
+            endpoints.add(hops.get(i).input() == Input.RECEIVE ? endpoint(i).cache() : Mono.never());
+        }
+        for (int i = 0; i < hops.size(); i++) {
+            Hop hop = hops.get(i);
+            int index = i;
+            if (!hop.isLocal()) {
+                RemoteAgent agent = agents[i];
+                AgentMessage.Job job = new AgentMessage.Job(pipeline(i, null), settings.progressInterval(),
+                        settings.verbose(), settings.debug());
+                agent.submit(job).subscribe(x -> { }, e -> log.debug("job for {} not sent: {}", hop.label(), e.toString()));
+                agent.done().subscribe(d -> finish(index, 0, null, d.bytes()),
+                        e -> finish(index, status(e), Console.message(e), agent.bytes()));
+                if (hop.output() == Output.SEND) {
+                    endpoints.get(i + 1).flatMap(ep -> agent.connect(ep.host(), ep.port()))
+                            .subscribe(x -> { }, e -> log.debug("no connect for {}: {}", hop.label(), e.toString()));
+                }
+                if (i == hops.size() - 1) {
+                    // The chain's end is remote: progress is what it reports.
+                    AtomicLong seen = new AtomicLong();
+                    locals.add(Flux.interval(Duration.ofMillis(500)).subscribe(x -> {
+                        long b = agent.bytes();
+                        meter.add(b - seen.getAndSet(b));
+                    }));
+                }
+            } else if (hop.output() == Output.SEND) {
+                locals.add(endpoints.get(i + 1).subscribe(ep -> runLocal(index, ep),
+                        e -> log.debug("no endpoint for {}: {}", hop.label(), e.toString())));
+            } else {
+                runLocal(index, null);
+            }
+        }
+    }
+
+    /** The endpoint of receiving hop {@code i}, once it reports its port. */
+    private Mono<Endpoint> endpoint(int i) {
+        Hop receiver = hops.get(i);
+        Hop sender = hops.get(i - 1);
+        if (!receiver.isLocal()) {
+            // The address this host's sshd was reached at; the same for every sender.
+            RemoteAgent agent = agents[i];
+            return agent.dataAddress().flatMap(host -> agent.listening().map(l -> new Endpoint(host, l.port())));
+        }
+        Mono<String> host = sender.isLocal() ? Mono.just(LOOPBACK)
+                : agents[i - 1].hello().map(h -> h.sshClient() != null && AgentMessage.isAddress(h.sshClient())
+                        ? h.sshClient() : LOOPBACK);
+        return Mono.zip(host, listening(i), Endpoint::new);
+    }
+
+    private Mono<Integer> listening(int i) {
+        return localPorts.computeIfAbsent(i, k -> Sinks.one()).asMono();
+    }
+
+    /** Runs local hop {@code i}; {@code downstream} is where its send sink connects (null when it sends nothing). */
+    private void runLocal(int i, Endpoint downstream) {
+        Hop hop = hops.get(i);
+        boolean last = i == hops.size() - 1;
+        PipelineListener listener = new PipelineListener() {
+            @Override
+            public void onListening(InetSocketAddress address) {
+                localPorts.computeIfAbsent(i, k -> Sinks.one()).tryEmitValue(address.getPort());
+            }
+
+            @Override
+            public void onSourceBytes(long bytes) {
+                if (last) {
+                    meter.add(bytes);
+                }
+            }
+        };
+        Disposable running = Mono.fromCallable(() -> AgentPipelines.fromMap(pipeline(i, downstream), plugins, false).toPipeline())
+                .flatMap(p -> p.listener(listener).run())
+                .subscribe(r -> finish(i, 0, null, bytes(r)), e -> finish(i, status(e), Console.message(e), 0));
+        locals.add(running);
+        log.debug("started {} here: {}", hop.label(), hop.describe(last ? null : hops.get(i + 1)));
+    }
+
+    private static long bytes(PipelineResult r) {
+        return r.bytesOut();
+    }
+
+    /** Hop {@code i}'s pipeline map, with its link keys, and its downstream address when known. */
+    private Map<String, Object> pipeline(int i, Endpoint downstream) {
+        Map<String, Object> p = hops.get(i).pipeline(settings.zstd(), settings.encrypt());
+        if (keys[i] != null) {
+            p.put("source", with((Map<?, ?>) p.get("source"), "key", keys[i]));
+        }
+        if (hops.get(i).output() == Output.SEND) {
+            Map<String, Object> sink = with((Map<?, ?>) p.get("sink"), "key", keys[i + 1]);
+            if (downstream != null) {
+                sink.put("host", downstream.host());
+                sink.put("port", downstream.port());
+            }
+            p.put("sink", sink);
+        }
+        return p;
+    }
+
+    private static Map<String, Object> with(Map<?, ?> m, String key, Object value) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        m.forEach((k, v) -> out.put((String) k, v));
+        out.put(key, value);
+        return out;
+    }
+
+    private void finish(int i, int status, String message, long bytes) {
+        Hop hop = hops.get(i);
+        if (message != null && !hop.isLocal() && message.startsWith(hop.host() + ": ")) {
+            // An agent's failures name their host; the verdict names it once.
+            message = message.substring(hop.host().toString().length() + 2);
+        }
+        outcomes.get(i).tryEmitValue(new Outcome(i, status, message, bytes, tornDown.get() && status != 0));
+    }
+
+    /** The exit status a hop's failure stands for: a command's own status, else the tools' table. */
+    static int status(Throwable t) {
+        return ExitCode.ofSegment(reactor.core.Exceptions.unwrap(t));
+    }
+
+    /**
+     * Whether a failure only follows from another: torn down by rdpipe, cut short (75), or
+     * reported by the channel's other end (whose own failure is then the cause).
+     */
+    private static boolean isConsequence(Outcome o) {
+        return o.cancelled() || o.status() == ExitCode.TEMP_FAIL
+                || o.message() != null && PEER_REPORTED.stream().anyMatch(o.message()::startsWith);
+    }
+
+    /** Ends whatever still runs: agents (their stdin closed) and local pipelines. */
+    void tearDown() {
+        if (!tornDown.compareAndSet(false, true)) {
+            return;
+        }
+        log.debug("tearing the chain down");
+        for (RemoteAgent a : agents) {
+            if (a != null) {
+                a.dispose();
+            }
+        }
+        locals.dispose();
+        for (int i = 0; i < hops.size(); i++) {
+            if (hops.get(i).isLocal()) {
+                outcomes.get(i).tryEmitValue(new Outcome(i, ExitCode.TEMP_FAIL, "cancelled", 0, true));
+            }
+        }
+    }
+
+    private Mono<Void> verdict(List<Outcome> all) {
+        Outcome[] byHop = new Outcome[hops.size()];
+        all.forEach(o -> byHop[o.hop()] = o);
+        Outcome primary = null;
+        Outcome anyFailure = null;
+        for (int i = hops.size() - 1; i >= 0; i--) {
+            Outcome o = byHop[i];
+            if (!o.failed() || i + 1 < hops.size() && !byHop[i + 1].failed() && o.message() != null
+                    && o.message().startsWith(STOPPED_READING)) {
+                // A receiver that took what it needed and ended well: as a shell pipe's reader
+                // that exits early, which is no failure of the chain.
+                continue;
+            }
+            if (anyFailure == null) {
+                anyFailure = o;
+            }
+            if (primary == null && !isConsequence(o)) {
+                primary = o;
+            }
+        }
+        if (primary == null) {
+            primary = anyFailure;
+        }
+        if (primary == null) {
+            Outcome tail = byHop[hops.size() - 1];
+            meter.add(Math.max(0, tail.bytes() - meter.bytes()));
+            return Mono.empty();
+        }
+        for (Outcome o : all) {
+            if (o != primary && o.failed() && settings.verbose()) {
+                Console.info(hops.get(o.hop()).label() + " also failed: " + o.message());
+            }
+        }
+        Hop hop = hops.get(primary.hop());
+        String why = primary.message();
+        return Mono.error(new SegmentFailure(primary.status(), hop.label() + " failed"
+                + (hop.isLocal() ? "" : " on " + hop.host()) + ": " + why));
+    }
+}

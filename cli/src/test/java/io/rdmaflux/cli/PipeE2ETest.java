@@ -1,0 +1,289 @@
+package io.rdmaflux.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rdmaflux.cli.remote.ShellWords;
+import io.rdmaflux.cli.remote.SshFixture;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * rdpipe end to end: the real launcher here, and over a real OpenSSH server on 127.0.0.1/.2/.3
+ * (hosts h1, h2, h3) the real {@code rdflux agent} on the "remote" side, running the segments'
+ * commands. The examples are rdma-pipe's README's, verbatim but for host names and file paths.
+ * Every process of a test (rdpipe, ssh, the agents, their commands) carries the test's
+ * directory in its command line or environment, so "nothing left running" looks at those only.
+ */
+class PipeE2ETest {
+
+    @RegisterExtension
+    static final SshFixture sshd = new SshFixture();
+
+    private static final Duration LIMIT = Duration.ofSeconds(90);
+
+    @TempDir
+    Path dir;
+
+    private Path remoteTool;
+
+    @BeforeEach
+    void wrapper() throws IOException {
+        // The tool as the remote hosts run it: this JDK, and the test's marker in its environment.
+        remoteTool = dir.resolve("rdflux on remote");
+        Files.writeString(remoteTool, "#!/bin/sh\n"
+                + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
+                + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote(marker()) + "\n"
+                + "exec " + ShellWords.quote(Tool.HOME.resolve("bin/rdflux").toString()) + " \"$@\"\n");
+        Files.setPosixFilePermissions(remoteTool, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    @AfterEach
+    void nothingLeftRunning() throws Exception {
+        assertThat(awaitGone(Duration.ofSeconds(20))).as("processes of this test still running").isEmpty();
+        assertThat(sshd.awaitNoSessions(Duration.ofSeconds(20))).as("ssh sessions still open").isEmpty();
+    }
+
+    // ---- rdma-pipe's README examples
+
+    @Test
+    void olleh() {
+        Result r = rdpipe("hello\n", "h1:tr [:lower:] [:upper:]", "h2:rev");
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(r.out).isEqualTo("OLLEH\n");
+    }
+
+    @Test
+    void wcAndSha1sumOfMyfile() throws Exception {
+        Path myfile = Files2.random(dir.resolve("myfile"), 3 * 1048576 + 5, 1);
+        Result wc = rdpipe(myfile, "h2:wc -c");
+        assertThat(wc.code).as(wc.err).isZero();
+        assertThat(wc.out.strip()).isEqualTo(Long.toString(Files.size(myfile)));
+
+        Result sha = rdpipe(myfile, "h3:sha1sum");
+        assertThat(sha.code).as(sha.err).isZero();
+        assertThat(sha.out).startsWith(digest("SHA-1", Files.readAllBytes(myfile)) + "  -");
+    }
+
+    @Test
+    void writeOperatorAndTee() throws Exception {
+        Path myfile = Files2.random(dir.resolve("myfile"), 2 * 1048576 + 9, 2);
+        Path mycopy = dir.resolve("mycopy");
+        Result r = rdpipe(myfile, "h2:> " + mycopy);
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(r.out).isEmpty();
+        assertThat(Files2.sha256(mycopy)).isEqualTo(Files2.sha256(myfile));
+
+        Path teed = dir.resolve("teed");
+        Result tee = rdpipe(myfile, "h1:tee " + teed + " | wc -c; echo done");
+        assertThat(tee.code).as(tee.err).isZero();
+        assertThat(tee.out).isEqualTo(Files.size(myfile) + "\ndone\n");
+        assertThat(Files2.sha256(teed)).isEqualTo(Files2.sha256(myfile));
+    }
+
+    @Test
+    void textfileThroughCapsIntoTEXTFILE() throws Exception {
+        Path textfile = dir.resolve("textfile");
+        Files.writeString(textfile, "the quick brown fox\njumps over the lazy dog\n".repeat(1000));
+        Path upper = dir.resolve("TEXTFILE");
+        Result r = rdpipe("", "h1:< " + textfile, "h2:tr [:lower:] [:upper:]", "h3:> " + upper);
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(Files.readString(upper)).isEqualTo(Files.readString(textfile).toUpperCase());
+    }
+
+    // ---- beyond the README
+
+    @Test
+    void aHostThreeTimesInOneChain() throws Exception {
+        Path in = Files2.random(dir.resolve("in"), 4 * 1048576 + 1, 3);
+        Path out = dir.resolve("out");
+        Result r = rdpipe("", "h2:< " + in, "h2:cat", "h2:> " + out);
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
+    }
+
+    @Test
+    void aFourHopChainArrivesIntactCompressedAndEncrypted() throws Exception {
+        Path in = Files2.random(dir.resolve("in"), 24 * 1048576 + 7, 4);
+        Path out = dir.resolve("out");
+        Result r = rdpipe("", "--zstd", "--encrypt", "-v", "h1:< " + in, "h2:cat", "h3:cat", "h1:cat", "h2:> " + out);
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
+        assertThat(r.err).contains("Bandwidth");
+    }
+
+    @Test
+    void aFailingMiddleSegmentStopsTheEndlessChainWithItsStatus() {
+        Result r = rdpipe("", "h1:cat /dev/zero", "h2:head -c 1000000 >/dev/null; exit 3", "h3:wc -c");
+        assertThat(r.code).as(r.err).isEqualTo(3);
+        assertThat(r.err).contains("segment 2 (h2:").contains("failed on h2").contains("exited with status 3");
+        assertThat(r.out).as("wc never saw an end of its input").isEmpty();
+    }
+
+    @Test
+    void aSegmentKilledBySignal() {
+        Result r = rdpipe("", "h1:cat /dev/zero", "h3:kill -KILL $$");
+        assertThat(r.code).as(r.err).isEqualTo(128 + 9);
+        assertThat(r.err).contains("segment 2").contains("on h3");
+    }
+
+    @Test
+    void ctrlCStopsTheWholeChain() throws Exception {
+        Path sink = dir.resolve("sink");
+        Tool t = start(sshd.rsh(), "", dir.resolve("stdout"), "h1:cat /dev/zero", "h2:cat", "h3:cat > " + sink);
+        // Mid-stream: the last host has written something.
+        long end = System.nanoTime() + LIMIT.toNanos();
+        while (!(Files.exists(sink) && Files.size(sink) > 1 << 20) && System.nanoTime() < end && t.process.isAlive()) {
+            Thread.sleep(50);
+        }
+        assertThat(Files.size(sink)).as(t.err()).isGreaterThan(1 << 20);
+        new ProcessBuilder("kill", "-INT", Long.toString(t.process.pid())).start().waitFor();
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(130);
+        // nothingLeftRunning checks every host's agents and commands.
+    }
+
+    @Test
+    void sshRefusedOnOneHost() throws Exception {
+        int closed = Tool.freePort();
+        Path cfg = dir.resolve("ssh.conf");
+        // h3 is sent to a port where nothing listens; h1 and h2 work.
+        Files.writeString(cfg, "Host h3\n  Port " + closed + "\nHost *\n  Include " + sshd.sshConfig() + "\n");
+        Result r = rdpipeWith("ssh -F " + ShellWords.quote(cfg.toString()), "hello\n", "h1:cat", "h3:cat", "h2:cat");
+        assertThat(r.code).as(r.err).isEqualTo(69);
+        assertThat(r.err).contains("on h3").contains("connection refused");
+    }
+
+    @Test
+    void localSegmentsAndDryRun() throws Exception {
+        Result local = rdpipe("hello\n", "tr a-z A-Z", "rev");
+        assertThat(local.code).as(local.err).isZero();
+        assertThat(local.out).isEqualTo("OLLEH\n");
+
+        Result dry = rdpipe("", "-n", "h1:< in", "h2:sort", "h2:> out");
+        assertThat(dry.code).as(dry.err).isZero();
+        assertThat(dry.out).isEqualTo("""
+                h1: file in | send to h2
+                h2: receive (a port of its own) | sort | send to h2
+                h2: receive (a port of its own) | file out
+                """);
+    }
+
+    @Test
+    void badSegmentsAreUsageErrors() {
+        Result empty = rdpipe("", "h1:");
+        assertThat(empty.code).isEqualTo(64);
+        assertThat(empty.err).contains("segment 1 'h1:': no command");
+        Result two = rdpipe("", "h1:> a b");
+        assertThat(two.code).isEqualTo(64);
+        assertThat(two.err).contains("'>' takes one file name");
+    }
+
+    // ---- helpers
+
+    private record Result(int code, String out, String err) {
+    }
+
+    private Result rdpipe(Object stdin, String... args) {
+        return rdpipeWith(sshd.rsh(), stdin, args);
+    }
+
+    /** Runs bin/rdpipe with {@code -e rsh} and the wrapper as --rdflux-path; stdin from a string or a file. */
+    private Result rdpipeWith(String rsh, Object stdin, String... args) {
+        Path out = dir.resolve("stdout-" + System.nanoTime());
+        Tool t = start(rsh, stdin, out, args);
+        int code = t.exitCode(LIMIT);
+        try {
+            return new Result(code, Files.readString(out, StandardCharsets.UTF_8), t.err());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Tool start(String rsh, Object stdin, Path out, String... args) {
+        try {
+            Path in = stdin instanceof Path p ? p : Files.writeString(Files.createTempFile(dir, "stdin", ""),
+                    (String) stdin);
+            List<String> all = new ArrayList<>(List.of("-e", rsh, "--rdflux-path", ShellWords.quote(remoteTool.toString())));
+            all.addAll(List.of(args));
+            return Tool.start(dir, "rdpipe", java.lang.ProcessBuilder.Redirect.from(in.toFile()),
+                    java.lang.ProcessBuilder.Redirect.to(out.toFile()), Map.of("RDFLUX_JAVA_OPTS", marker()),
+                    all.toArray(String[]::new));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private String marker() {
+        return "-Drdflux.test.marker=" + dir;
+    }
+
+    private static String digest(String algorithm, byte[] data) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance(algorithm).digest(data));
+    }
+
+    /** Waits for this test's processes to end; kills and returns those still there after {@code timeout}. */
+    private List<Long> awaitGone(Duration timeout) throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        List<Long> left = markedProcesses();
+        while (!left.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(50);
+            left = markedProcesses();
+        }
+        left.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+        return left;
+    }
+
+    /** Processes whose command line or environment names this test's directory. */
+    private List<Long> markedProcesses() {
+        byte[] marker = dir.toString().getBytes(StandardCharsets.UTF_8);
+        long self = ProcessHandle.current().pid();
+        List<Long> found = new ArrayList<>();
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path p : procs.toList()) {
+                String name = p.getFileName().toString();
+                if (!name.chars().allMatch(Character::isDigit) || Long.parseLong(name) == self) {
+                    continue;
+                }
+                try {
+                    if (contains(Files.readAllBytes(p.resolve("cmdline")), marker)
+                            || contains(Files.readAllBytes(p.resolve("environ")), marker)) {
+                        found.add(Long.parseLong(name));
+                    }
+                } catch (IOException e) {
+                    // Gone meanwhile, or not ours to read.
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return found;
+    }
+
+    private static boolean contains(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+}
