@@ -282,7 +282,11 @@ abstract class SessionBase implements FrameHandler {
                     + " is not an rdma-flux " + peerRole() + " (" + broken.getMessage() + ")"));
             return;
         }
-        String why = cause == null ? "closed the connection" : "connection failed: " + describe(cause);
+        // A live peer ends with END, END_ACK or ERROR: a bare close means it died or the
+        // connection was cut, and the message says so rather than leave the user guessing.
+        String why = cause == null
+                ? "closed the connection without a word (its process died, or the connection was cut)"
+                : "connection failed: " + describe(cause);
         fail(new ProtocolException(ErrorCode.TRUNCATED, peerRole() + " " + why + " " + progress()));
     }
 

@@ -91,7 +91,7 @@ class FaultInjectionTest {
         MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) ->
                 type == FrameType.DATA && data.incrementAndGet() == 5 ? Verdict.CUT_CONNECTION : Verdict.DELIVER);
         Outcome o = run(t, 50);
-        assertCode(o.receiver(), ErrorCode.TRUNCATED, "sender closed the connection");
+        assertCode(o.receiver(), ErrorCode.TRUNCATED, "sender closed the connection without a word (its process died");
         assertCode(o.sender(), ErrorCode.TRUNCATED, "closed the connection");
     }
 
