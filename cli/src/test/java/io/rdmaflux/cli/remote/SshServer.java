@@ -235,7 +235,11 @@ public class SshServer implements AutoCloseable {
                 .append("AllowTcpForwarding no\n")
                 .append("AllowAgentForwarding no\n")
                 // rdpipe starts many sessions at once; sshd's default drops some beyond 10.
-                .append("MaxStartups 100:30:200\n");
+                .append("MaxStartups 100:30:200\n")
+                // bash reads ~/.bashrc for a command run by sshd only as a top-level shell: this
+                // machine's own rc files (a pyenv init whose stale rehash lock stalls every
+                // login for 60 s, say) must not decide whether the tests pass.
+                .append("SetEnv SHLVL=1\n");
         if (root) {
             b.append("PermitRootLogin prohibit-password\n");
         }
