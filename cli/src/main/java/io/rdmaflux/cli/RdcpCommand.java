@@ -334,7 +334,7 @@ final class RdcpCommand implements Callable<Integer> {
                 List<String> lines = first instanceof RemoteException r ? r.failures()
                         : ((PartialTransferException) first).failures();
                 for (String line : lines) {
-                    Console.info("not copied: " + io.rdmaflux.cli.remote.RemoteText.sanitize(line));
+                    Console.info("not copied: " + io.rdmaflux.protocol.RemoteText.sanitize(line));
                 }
             }
             return Mono.error(first);

@@ -27,4 +27,24 @@ class RemoteTextTest {
         assertThat(s).hasSize(RemoteText.MAX_LENGTH + 3).endsWith("...");
         assertThat(RemoteText.sanitize("y".repeat(RemoteText.MAX_LENGTH))).hasSize(RemoteText.MAX_LENGTH);
     }
+
+    // Also what rdcp and rdpipe print of another host's ssh, agent and commands.
+    @Test
+    void removesWhatATerminalWouldObeyInRemoteHostsText() {
+        assertThat(RemoteText.sanitize("ok\u001b[31mred\u001b[0m")).isEqualTo("ok?red?");
+        assertThat(RemoteText.sanitize("a\u001b]0;title\u0007b")).isEqualTo("a?b");
+        assertThat(RemoteText.sanitize("x\u001b]8;;http://evil\u001b\\y")).isEqualTo("x?y");
+        assertThat(RemoteText.sanitize("bell\u0007 back\bspace del\u007f c1\u009b")).isEqualTo("bell? back?space del? c1?");
+        assertThat(RemoteText.sanitize("two\nlines\r\n")).isEqualTo("two lines");
+        assertThat(RemoteText.sanitize("rtl\u202eevil")).isEqualTo("rtl?evil");
+        assertThat(RemoteText.sanitize("ünïcödé ☃ \ud83d\ude00")).isEqualTo("ünïcödé ☃ \ud83d\ude00");
+        assertThat(RemoteText.sanitize("lone \ud83d")).isEqualTo("lone ?");
+        assertThat(RemoteText.sanitize(null)).isEmpty();
+    }
+
+    @Test
+    void boundsTheLengthOfRemoteHostsText() {
+        String s = RemoteText.sanitize("x".repeat(100_000));
+        assertThat(s).hasSize(RemoteText.MAX_LENGTH + 3).endsWith("...");
+    }
 }
