@@ -317,6 +317,39 @@ class FileSinkTest {
     }
 
     @Test
+    void aDanglingSymbolicLinkGetsItsTargetCreatedAsByAShell() throws IOException {
+        // `> link` and `>> link` where link -> sub/target that does not exist yet: a shell
+        // creates sub/target through the link and keeps the link.
+        Files.createDirectory(dir.resolve("sub"));
+        Path link = Files.createSymbolicLink(dir.resolve("link.bin"), Path.of("sub/target.bin"));
+        Path chained = Files.createSymbolicLink(dir.resolve("chained.bin"), Path.of("link.bin"));
+        Path target = dir.resolve("sub/target.bin");
+        BufferPool pool = new BufferPool("dangling", 1024, 4);
+        byte[] data = randomBytes(3000, 48);
+
+        FileSink.of(chained, SinkOptions.defaults()).write(chunksOf(data, 1024, pool)).block(T);
+        assertThat(Files.readAllBytes(target)).isEqualTo(data);
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(Files.isSymbolicLink(chained)).isTrue();
+        Files.delete(target);
+
+        FileSink.appending(link, SinkOptions.defaults()).write(chunksOf(data, 1024, pool)).block(T);
+        assertThat(Files.readAllBytes(target)).isEqualTo(data);
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        Files.delete(target);
+
+        // A failed append through the dangling link removes what it created: the link dangles again.
+        StepVerifier.create(FileSink.appending(link, SinkOptions.defaults())
+                        .write(chunksOf(data, 1024, pool).concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "cut")))))
+                .expectError(ProtocolException.class).verify(T);
+        assertThat(target).doesNotExist();
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(list(dir)).containsExactlyInAnyOrder("link.bin", "chained.bin", "sub");
+        assertThat(list(dir.resolve("sub"))).isEmpty();
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
     void anOpenDescriptorsFileIsAppendedToInPlace() throws IOException {
         // /dev/stdout > file, as this process sees its own descriptor of a file.
         Path file = Files.write(dir.resolve("descriptor.out"), new byte[] {'a', 'b'});
