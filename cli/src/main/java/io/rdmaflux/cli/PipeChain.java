@@ -239,7 +239,7 @@ final class PipeChain {
     }
 
     /** Whether a hop's failure (here, or as its agent reported it) is one a channel peer reported. */
-    static boolean reportedByPeer(Throwable t) {
+    private static boolean reportedByPeer(Throwable t) {
         Throwable e = reactor.core.Exceptions.unwrap(t);
         return e instanceof RemoteException re ? re.reportedByPeer() : ProtocolException.isReportedByPeer(e);
     }

@@ -118,10 +118,10 @@ class PipeE2ETest {
     }
 
     /**
-     * MiB through the 4-hop chain. The issue asks for 200 MB; the default build moves 24 MiB
-     * (see the method) and a run by hand sets {@code -Drdflux.test.pipeMiB=200}.
+     * MiB through the 4-hop chain: the issue's 200 MB (it costs this test about 10 s more than
+     * 24 MiB on the 2-core VM); {@code -Drdflux.test.pipeMiB=N} for a quicker run by hand.
      */
-    private static final long CHAIN_MIB = Long.getLong("rdflux.test.pipeMiB", 24);
+    private static final long CHAIN_MIB = Long.getLong("rdflux.test.pipeMiB", 200);
 
     @Test
     void aFourHopChainArrivesIntactCompressedAndEncrypted() throws Exception {
@@ -191,13 +191,15 @@ class PipeE2ETest {
     @Test
     void aZfsShapedChainReplicatesATreeOnTwoHostsAndChecksumsTheStream() throws Exception {
         // rdma-pipe's `fs1:'zfs send ...' fs2:'tee >(zfs recv ...)' backup:'tee >(zfs recv ...)'
-        // logs:'sha1sum'`, with tar in place of zfs.
+        // logs:'sha1sum'`, with tar in place of zfs. `wait $!`: a segment ends with its command,
+        // and what its process group still runs is stopped then, a process substitution too
+        // (docs/user-guide.md, rdpipe).
         Path src = RdcpE2ETest.tree(Files.createDirectories(dir.resolve("src")));
         Path copy2 = Files.createDirectories(dir.resolve("on h2"));
         Path copy3 = Files.createDirectories(dir.resolve("on h3"));
         Result r = rdpipe("", "h1:tar c -C " + ShellWords.quote(src.toString()) + " .",
-                "h2:tee >(tar x -C " + ShellWords.quote(copy2.toString()) + ")",
-                "h3:tee >(tar x -C " + ShellWords.quote(copy3.toString()) + ")",
+                "h2:tee >(tar x -C " + ShellWords.quote(copy2.toString()) + "); wait $!",
+                "h3:tee >(tar x -C " + ShellWords.quote(copy3.toString()) + "); wait $!",
                 "h1:sha1sum");
         assertThat(r.code).as(r.err).isZero();
         Process tar = new ProcessBuilder("bash", "-c", "tar c -C " + ShellWords.quote(src.toString()) + " . | sha1sum")
