@@ -10,6 +10,7 @@ import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.pipeline.PipelineListener;
 import io.rdmaflux.pipeline.PipelineResult;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
+import io.rdmaflux.protocol.ProtocolException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,12 +49,11 @@ final class PipeChain {
     /** Receivers bind all addresses; a local sender reaches a local receiver here. */
     private static final String LOOPBACK = "127.0.0.1";
 
-    /** How a channel says that the other end failed first (SessionBase). */
-    private static final List<String> PEER_REPORTED = List.of("sender reported: ", "receiver reported: ");
-    private static final String STOPPED_READING = "receiver reported: receiver stopped reading";
-
-    /** How a hop ended. */
-    private record Outcome(int hop, int status, String message, long bytes, boolean cancelled) {
+    /**
+     * How a hop ended; {@code reportedByPeer}: its failure is one a channel peer reported
+     * ({@link ProtocolException#reportedByPeer()}), so its cause lies in a neighbour.
+     */
+    private record Outcome(int hop, int status, String message, long bytes, boolean cancelled, boolean reportedByPeer) {
         boolean failed() {
             return status != 0;
         }
@@ -128,8 +128,8 @@ final class PipeChain {
                 AgentMessage.Job job = new AgentMessage.Job(pipeline(i, null), settings.progressInterval(),
                         settings.verbose(), settings.debug());
                 agent.submit(job).subscribe(x -> { }, e -> log.debug("job for {} not sent: {}", hop.label(), e.toString()));
-                agent.done().subscribe(d -> finish(index, 0, null, d.bytes()),
-                        e -> finish(index, status(e), Console.message(e), agent.bytes()));
+                agent.done().subscribe(d -> finish(index, 0, null, d.bytes(), false),
+                        e -> finish(index, status(e), Console.message(e), agent.bytes(), reportedByPeer(e)));
                 if (hop.output() == Output.SEND) {
                     endpoints.get(i + 1).flatMap(ep -> agent.connect(ep.host(), ep.port()))
                             .subscribe(x -> { }, e -> log.debug("no connect for {}: {}", hop.label(), e.toString()));
@@ -189,7 +189,8 @@ final class PipeChain {
         };
         Disposable running = Mono.fromCallable(() -> AgentPipelines.fromMap(pipeline(i, downstream), plugins, false).toPipeline())
                 .flatMap(p -> p.listener(listener).run())
-                .subscribe(r -> finish(i, 0, null, bytes(r)), e -> finish(i, status(e), Console.message(e), 0));
+                .subscribe(r -> finish(i, 0, null, bytes(r), false),
+                        e -> finish(i, status(e), Console.message(e), 0, reportedByPeer(e)));
         locals.add(running);
         log.debug("started {} here: {}", hop.label(), hop.describe(last ? null : hops.get(i + 1)));
     }
@@ -222,13 +223,14 @@ final class PipeChain {
         return out;
     }
 
-    private void finish(int i, int status, String message, long bytes) {
+    private void finish(int i, int status, String message, long bytes, boolean reportedByPeer) {
         Hop hop = hops.get(i);
         if (message != null && !hop.isLocal() && message.startsWith(hop.host() + ": ")) {
             // An agent's failures name their host; the verdict names it once.
             message = message.substring(hop.host().toString().length() + 2);
         }
-        outcomes.get(i).tryEmitValue(new Outcome(i, status, message, bytes, tornDown.get() && status != 0));
+        outcomes.get(i).tryEmitValue(new Outcome(i, status, message, bytes, tornDown.get() && status != 0,
+                reportedByPeer));
     }
 
     /** The exit status a hop's failure stands for: a command's own status, else the tools' table. */
@@ -236,13 +238,18 @@ final class PipeChain {
         return ExitCode.ofSegment(reactor.core.Exceptions.unwrap(t));
     }
 
+    /** Whether a hop's failure (here, or as its agent reported it) is one a channel peer reported. */
+    private static boolean reportedByPeer(Throwable t) {
+        Throwable e = reactor.core.Exceptions.unwrap(t);
+        return e instanceof RemoteException re ? re.reportedByPeer() : ProtocolException.isReportedByPeer(e);
+    }
+
     /**
      * Whether a failure only follows from another: torn down by rdpipe, cut short (75), or
      * reported by the channel's other end (whose own failure is then the cause).
      */
     private static boolean isConsequence(Outcome o) {
-        return o.cancelled() || o.status() == ExitCode.TEMP_FAIL
-                || o.message() != null && PEER_REPORTED.stream().anyMatch(o.message()::startsWith);
+        return o.cancelled() || o.status() == ExitCode.TEMP_FAIL || o.reportedByPeer();
     }
 
     /** Ends whatever still runs: agents (their stdin closed) and local pipelines. */
@@ -259,7 +266,7 @@ final class PipeChain {
         locals.dispose();
         for (int i = 0; i < hops.size(); i++) {
             if (hops.get(i).isLocal()) {
-                outcomes.get(i).tryEmitValue(new Outcome(i, ExitCode.TEMP_FAIL, "cancelled", 0, true));
+                outcomes.get(i).tryEmitValue(new Outcome(i, ExitCode.TEMP_FAIL, "cancelled", 0, true, false));
             }
         }
     }
@@ -269,14 +276,19 @@ final class PipeChain {
         all.forEach(o -> byHop[o.hop()] = o);
         Outcome primary = null;
         Outcome anyFailure = null;
+        // Whether the hop after the one looked at ended well, or counts as having done so.
+        boolean nextWell = false;
         for (int i = hops.size() - 1; i >= 0; i--) {
             Outcome o = byHop[i];
-            if (!o.failed() || i + 1 < hops.size() && !byHop[i + 1].failed() && o.message() != null
-                    && o.message().startsWith(STOPPED_READING)) {
-                // A receiver that took what it needed and ended well: as a shell pipe's reader
-                // that exits early, which is no failure of the chain.
+            if (!o.failed() || nextWell && o.reportedByPeer()) {
+                // Told by a peer while the next hop ended well: that receiver took what it
+                // needed and stopped reading, as a shell pipe's reader that exits early, which
+                // is no failure of the chain; nor is it for the hops before, told in turn.
+                // (Were the peer the hop before, its own failure counts.)
+                nextWell = true;
                 continue;
             }
+            nextWell = false;
             if (anyFailure == null) {
                 anyFailure = o;
             }

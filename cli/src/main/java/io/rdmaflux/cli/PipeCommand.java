@@ -38,7 +38,7 @@ import reactor.core.publisher.Mono;
             "  echo hello | rdpipe host1:'tr [:lower:] [:upper:]' host2:'rev'       prints OLLEH",
             "  rdpipe other:'sha1sum' < myfile",
             "  rdpipe fs1:'< textfile' caps:'tr [:lower:] [:upper:]' fs2:'> TEXTFILE'",
-            "  rdpipe fs1:'zfs send tank/m@snap' fs2:'tee >(zfs recv tank/m)' backup:'zfs recv tank/m'",
+            "  rdpipe fs1:'zfs send tank/m@snap' fs2:'tee >(zfs recv tank/m); wait $!' backup:'zfs recv tank/m'",
             "",
             "Exit status: as 'set -o pipefail': 0 when every segment succeeded, else the status of the rightmost "
                 + "segment that failed (its command's exit status, or the tools' code: 66 input missing, 69 cannot "

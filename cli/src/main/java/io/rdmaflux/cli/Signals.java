@@ -1,11 +1,9 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.connector.PipeEnd;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Flux;
@@ -21,21 +19,13 @@ import sun.misc.SignalHandler;
  * that a shell sees a program killed by Ctrl-C (status 128 + n) and stops its script. A second
  * signal ends the process at once.
  *
- * <p><b>The race with the producer.</b> Ctrl-C sends SIGINT to every process of the foreground
- * job at once, so in {@code tar c dir | rdsend ...} tar dies in the same instant, and rdsend may
- * read the end of its input before the JVM has run the signal's handler (the JVM runs it on a
- * new thread after a hand-off from its signal dispatcher). Sending END then would make the
- * receiver commit a cut tar. An end of input from a pipe or socket is therefore confirmed only
- * after {@link #END_GRACE} with no signal ({@link #confirmEnd}). Measured with a probe that
- * reads {@code cat /dev/zero |} and is interrupted as a process group (2-core VM, load average
- * 8 to 12), the handler ran after the end of input in 179 of 200 trials: 0.6 ms after it at the
- * median, 24 ms at the 99th percentile, 92 ms at most. 250 ms leaves a margin over that. A
- * regular file or a device as input needs no grace: its end is not caused by a signal.
+ * <p><b>The race with the producer.</b> Ctrl-C kills a producer ({@code tar c dir | rdsend})
+ * in the same instant, and its end of input may be read before the handler runs. An end of
+ * input from a pipe or socket is therefore confirmed only after {@link PipeEnd#GRACE} with no
+ * signal ({@link #confirmEnd}; the pipelines' {@code stdin} source does the same, which covers
+ * rdpipe). {@link PipeEnd} has the measurement behind the grace.
  */
 final class Signals {
-
-    /** How long an end of input from a pipe waits for a signal that may have caused it. */
-    static final Duration END_GRACE = Duration.ofMillis(250);
 
     private static final String[] HANDLED = {"INT", "TERM", "HUP"};
     private static final AtomicReference<Signal> received = new AtomicReference<>();
@@ -104,26 +94,19 @@ final class Signals {
     }
 
     /**
-     * {@code data}, whose completion is held back for {@link #END_GRACE}: guarded, a signal
+     * {@code data}, whose completion is held back for {@link PipeEnd#GRACE}: guarded, a signal
      * that arrives meanwhile turns the end of input into an interruption.
      */
     static <T> Flux<T> confirmEnd(Flux<T> data) {
-        return data.concatWith(Mono.delay(END_GRACE).then(Mono.empty()));
+        return PipeEnd.held(data);
     }
 
     /**
      * Whether the input {@code file} (null or "-": standard input) is a pipe or a socket,
-     * whose end may come from a producer killed by the same signal.
+     * whose end may come from a producer killed by the same signal ({@link PipeEnd#isPipe}).
      */
     static boolean inputIsPipe(String file) {
-        Path p = file == null || file.equals("-") ? Path.of("/dev/stdin") : Path.of(file);
-        try {
-            int type = (Integer) Files.getAttribute(p, "unix:mode") & 0170000;
-            return type == 0010000 || type == 0140000;
-        } catch (IOException | UnsupportedOperationException | IllegalArgumentException | SecurityException e) {
-            // Unknown: confirm the end, which costs only the grace.
-            return true;
-        }
+        return PipeEnd.isPipe(file == null || file.equals("-") ? Path.of("/dev/stdin") : Path.of(file));
     }
 
     /**

@@ -25,7 +25,8 @@ import reactor.util.Loggers;
  * and renamed to its final name only when the whole stream has arrived, replacing any file of
  * that name (keeping the old file's permissions). A stream that fails or is cancelled leaves
  * no partial file behind: it is removed, and the error says so. A symbolic link is followed:
- * the file it points to is replaced, as {@code cp} would write it.
+ * the file it points to is replaced, as {@code cp} would write it, and created when the link
+ * dangles, as a shell's {@code >} would.
  *
  * <p>A process killed outright (kill -9, a crash) cannot remove its partial file. The next
  * write to the same target removes such leftovers: a {@code .part} whose name says it was made
@@ -126,6 +127,12 @@ public final class FileSink implements Sink {
 
     private static Plan plan(Path path, boolean append) {
         Path abs = path.toAbsolutePath();
+        try {
+            abs = danglingTarget(abs);
+        } catch (IOException e) {
+            throw ConnectorException.sink(IoErrors.classify(e), "cannot write " + path + ": "
+                    + IoErrors.phrase(IoErrors.classify(e), e), e);
+        }
         if (Files.isDirectory(abs)) {
             throw ConnectorException.sink(Reason.NOT_A_FILE, "cannot write " + path + ": is a directory", null);
         }
@@ -160,6 +167,22 @@ public final class FileSink implements Sink {
         }
         checkCreatable(path, abs);
         return append ? Plan.appendTo(abs) : Plan.replace(abs);
+    }
+
+    /**
+     * Where a dangling symbolic link {@code abs} points (through a chain of links), which is
+     * what a shell's {@code >} or {@code >>} creates; {@code abs} itself when it is no link or
+     * its target exists. A loop of links is left to fail when opened, as it would in a shell.
+     */
+    private static Path danglingTarget(Path abs) throws IOException {
+        if (!Files.isSymbolicLink(abs) || Files.exists(abs)) {
+            return abs;
+        }
+        Path p = abs;
+        for (int hops = 0; hops < 40 && Files.isSymbolicLink(p); hops++) {
+            p = p.getParent().toRealPath().resolve(Files.readSymbolicLink(p));
+        }
+        return p;
     }
 
     /**

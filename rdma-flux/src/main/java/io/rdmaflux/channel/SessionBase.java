@@ -242,7 +242,7 @@ abstract class SessionBase implements FrameHandler {
                     connection.describe(), code);
             code = ErrorCode.PROTOCOL;
         }
-        onFailed(new ProtocolException(code, peerRole() + " reported: " + peerError.getMessage()));
+        onFailed(ProtocolException.fromPeer(code, peerRole() + " reported: " + peerError.getMessage()));
     }
 
     /** Ends the session successfully and closes the connection after what is queued. */

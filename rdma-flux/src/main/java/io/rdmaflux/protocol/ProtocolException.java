@@ -2,22 +2,53 @@ package io.rdmaflux.protocol;
 
 /**
  * A stream failure with a classified cause. Its message is written for the person at the
- * terminal: one line, no class names.
+ * terminal: one line, no class names. {@link #reportedByPeer()} tells a failure the other end
+ * of the channel reported (its ERROR frame) from one of this side's own, so that a tool
+ * running several streams can name the one that failed first rather than its consequences.
  */
 public class ProtocolException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
     private final ErrorCode code;
+    private final boolean reportedByPeer;
 
     public ProtocolException(ErrorCode code, String message) {
-        super(message);
-        this.code = code;
+        this(code, message, null, false);
     }
 
     public ProtocolException(ErrorCode code, String message, Throwable cause) {
+        this(code, message, cause, false);
+    }
+
+    private ProtocolException(ErrorCode code, String message, Throwable cause, boolean reportedByPeer) {
         super(message, cause);
         this.code = code;
+        this.reportedByPeer = reportedByPeer;
+    }
+
+    /** The failure the peer reported in its ERROR frame, as this side sees it. */
+    public static ProtocolException fromPeer(ErrorCode code, String message) {
+        return new ProtocolException(code, message, null, true);
+    }
+
+    /**
+     * Whether the other end of the channel reported this failure (it failed first, or stopped
+     * reading): then the cause lies there, and this side's failure is its consequence.
+     */
+    public boolean reportedByPeer() {
+        return reportedByPeer;
+    }
+
+    /** Whether {@code t}, or a cause of it (a failure that wraps it), is one the peer reported. */
+    public static boolean isReportedByPeer(Throwable t) {
+        int depth = 0;
+        for (Throwable c = t; c != null && depth++ < 16; c = c.getCause()) {
+            if (c instanceof ProtocolException pe && pe.reportedByPeer()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Why the stream failed. */

@@ -231,7 +231,8 @@ public final class Agent {
         if (e instanceof PartialTransferException p) {
             failures = capped(p.failures());
         }
-        send(out, new AgentMessage.Done(status, bytes, messages.apply(e), failures));
+        send(out, new AgentMessage.Done(status, bytes, messages.apply(e), failures,
+                ProtocolException.isReportedByPeer(e)));
         return status;
     }
 

@@ -148,8 +148,11 @@ public sealed interface AgentMessage {
      * @param failures for a partial transfer (some files of a tree did not arrive, the rest did):
      *                 the first of them as {@code "path: reason"}, at most {@value #MAX_FAILURES}
      *                 (a last line counts the others); empty otherwise
+     * @param reportedByPeer the failure is one the job's channel peer reported (it failed first,
+     *                 or stopped reading): a consequence, not this job's own cause
      */
-    record Done(int status, long bytes, String message, List<String> failures) implements AgentMessage {
+    record Done(int status, long bytes, String message, List<String> failures, boolean reportedByPeer)
+            implements AgentMessage {
 
         /** The most failure lines a done message carries. */
         public static final int MAX_FAILURES = 100;
@@ -158,15 +161,15 @@ public sealed interface AgentMessage {
             failures = List.copyOf(failures);
         }
 
-        /** An outcome without a list of failures. */
+        /** An outcome without a list of failures, of the job's own. */
         public Done(int status, long bytes, String message) {
-            this(status, bytes, message, List.of());
+            this(status, bytes, message, List.of(), false);
         }
 
         @Override
         public String toLine() {
             return line("done", "status", status, "bytes", bytes, "message", message, "failures",
-                    failures.isEmpty() ? null : failures);
+                    failures.isEmpty() ? null : failures, "reported-by-peer", reportedByPeer ? true : null);
         }
     }
 
@@ -214,7 +217,8 @@ public sealed interface AgentMessage {
             case "progress" -> new Progress(integer(m, "bytes", 0, Long.MAX_VALUE), optional(m, "files"),
                     optional(m, "file-bytes"), optional(m, "total-files"), optional(m, "total-bytes"));
             case "done" -> new Done((int) integer(m, "status", 0, 255), m.containsKey("bytes")
-                    ? integer(m, "bytes", 0, Long.MAX_VALUE) : 0, text(m, "message", false), texts(m, "failures"));
+                    ? integer(m, "bytes", 0, Long.MAX_VALUE) : 0, text(m, "message", false), texts(m, "failures"),
+                    flag(m, "reported-by-peer"));
             default -> new Unknown(type);
         };
     }

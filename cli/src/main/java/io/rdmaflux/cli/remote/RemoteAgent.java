@@ -325,7 +325,7 @@ public final class RemoteAgent implements Disposable {
         } else if (outcome != null) {
             failure = new RemoteException(Kind.JOB_FAILED, host, outcome.status(),
                     outcome.message() == null ? "failed with status " + outcome.status() : RemoteText.sanitize(outcome.message()),
-                    outcome.failures().stream().map(RemoteText::sanitize).toList());
+                    outcome.failures().stream().map(RemoteText::sanitize).toList(), outcome.reportedByPeer());
         } else if (!greeted) {
             List<String> lines;
             synchronized (early) {

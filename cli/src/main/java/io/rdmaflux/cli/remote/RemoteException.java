@@ -33,6 +33,7 @@ public final class RemoteException extends RuntimeException {
     private final RemoteHost host;
     private final int remoteStatus;
     private final transient List<String> failures;
+    private final boolean reportedByPeer;
 
     public RemoteException(Kind kind, RemoteHost host, String message) {
         this(kind, host, 0, message);
@@ -47,11 +48,26 @@ public final class RemoteException extends RuntimeException {
      *                 {@code "path: reason"}, sanitized
      */
     public RemoteException(Kind kind, RemoteHost host, int remoteStatus, String message, List<String> failures) {
+        this(kind, host, remoteStatus, message, failures, false);
+    }
+
+    /**
+     * @param reportedByPeer for {@link Kind#JOB_FAILED}: the job's failure is one its channel
+     *                       peer reported (see {@code ProtocolException.reportedByPeer()})
+     */
+    public RemoteException(Kind kind, RemoteHost host, int remoteStatus, String message, List<String> failures,
+                           boolean reportedByPeer) {
         super(host + ": " + message);
         this.kind = kind;
         this.host = host;
         this.remoteStatus = remoteStatus;
         this.failures = List.copyOf(failures);
+        this.reportedByPeer = reportedByPeer;
+    }
+
+    /** For {@link Kind#JOB_FAILED}: the agent said its job's channel peer reported the failure. */
+    public boolean reportedByPeer() {
+        return reportedByPeer;
     }
 
     /** For a partial transfer ({@link Kind#JOB_FAILED}): what did not arrive; empty otherwise. */

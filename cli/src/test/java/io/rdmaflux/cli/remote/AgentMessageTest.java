@@ -23,7 +23,8 @@ class AgentMessageTest {
                 new AgentMessage.Started(),
                 new AgentMessage.Progress(Long.MAX_VALUE),
                 new AgentMessage.Done(0, 7, null),
-                new AgentMessage.Done(73, 0, "cannot create /x: permission denied"));
+                new AgentMessage.Done(73, 0, "cannot create /x: permission denied"),
+                new AgentMessage.Done(75, 9, "receiver reported: receiver stopped reading", List.of(), true));
         for (AgentMessage m : all) {
             assertThat(AgentMessage.parse(m.toLine())).isEqualTo(m);
         }
