@@ -225,7 +225,8 @@ public final class RemoteAgent implements Disposable {
 
     private void startTimedOut() {
         synchronized (early) {
-            if (greeted || !process.isAlive()) {
+            if (greeted || disposed.get() || !process.isAlive()) {
+                // Disposed while starting: it already has its time to end; its end says the rest.
                 return;
             }
             startTimedOut = true;
