@@ -2,6 +2,7 @@ package io.rdmaflux.cli;
 
 import io.rdmaflux.cli.remote.RemoteShell;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import picocli.CommandLine.Option;
 
@@ -27,7 +28,12 @@ final class RemoteOptions {
     /** The remote shell these options and {@code env} describe; remote stderr goes to the console. */
     RemoteShell shell(Map<String, String> env) {
         try {
-            RemoteShell shell = RemoteShell.fromEnvironment(env);
+            Map<String, String> vars = env;
+            if (startTimeout != null) {
+                vars = new HashMap<>(env);
+                vars.remove(RemoteShell.START_TIMEOUT_ENV);   // the option wins, even over a bad value
+            }
+            RemoteShell shell = RemoteShell.fromEnvironment(vars);
             if (rsh != null) {
                 shell = shell.rsh(rsh);
             }

@@ -60,6 +60,8 @@ class RdcpCommandTest {
         new CommandLine(c).parseArgs("--start-timeout", "120", "a", "h1:b");
         assertThat(c.remote.shell(Map.of(RemoteShell.START_TIMEOUT_ENV, "30")).startTimeout())
                 .isEqualTo(Duration.ofSeconds(120));
+        assertThat(c.remote.shell(Map.of(RemoteShell.START_TIMEOUT_ENV, "soon")).startTimeout())
+                .isEqualTo(Duration.ofSeconds(120));
         RdcpCommand zero = new RdcpCommand();
         new CommandLine(zero).parseArgs("--start-timeout", "0", "a", "h1:b");
         assertThatThrownBy(() -> zero.remote.shell(Map.of())).isInstanceOf(UsageException.class)
