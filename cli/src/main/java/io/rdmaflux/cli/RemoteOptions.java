@@ -1,6 +1,8 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.cli.remote.RemoteShell;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import picocli.CommandLine.Option;
 
@@ -17,20 +19,37 @@ final class RemoteOptions {
                 + "as rsync's --rsync-path: \"sudo rdflux\" works.")
     String rdfluxPath;
 
+    @Option(names = "--start-timeout", paramLabel = "SECONDS",
+            description = "How long each remote agent may take to start, from running ssh to the agent's hello "
+                + "(the login, its startup files, the remote JVM). Default: 40, or " + RemoteShell.START_TIMEOUT_ENV
+                + ". Raise it for hosts that log in or start Java slowly.")
+    Integer startTimeout;
+
     /** The remote shell these options and {@code env} describe; remote stderr goes to the console. */
     RemoteShell shell(Map<String, String> env) {
         try {
-            RemoteShell shell = RemoteShell.fromEnvironment(env);
+            Map<String, String> vars = env;
+            if (startTimeout != null) {
+                vars = new HashMap<>(env);
+                vars.remove(RemoteShell.START_TIMEOUT_ENV);   // the option wins, even over a bad value
+            }
+            RemoteShell shell = RemoteShell.fromEnvironment(vars);
             if (rsh != null) {
                 shell = shell.rsh(rsh);
             }
             if (rdfluxPath != null) {
                 shell = shell.rdfluxPath(rdfluxPath);
             }
+            if (startTimeout != null) {
+                if (startTimeout < 1) {
+                    throw new UsageException("--start-timeout must be at least 1 second");
+                }
+                shell = shell.startTimeout(Duration.ofSeconds(startTimeout));
+            }
             return shell.log((host, line) -> Console.info(host + ": " + line));
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage() + (rsh == null && env.get(RemoteShell.RSH_ENV) != null
-                    ? " (in " + RemoteShell.RSH_ENV + ")" : ""));
+                    && !e.getMessage().startsWith(RemoteShell.START_TIMEOUT_ENV) ? " (in " + RemoteShell.RSH_ENV + ")" : ""));
         }
     }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.cli.remote.RemoteHost;
+import io.rdmaflux.cli.remote.RemoteShell;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -50,5 +52,24 @@ class RdcpCommandTest {
                 .hasMessageContaining("all SRCs must be on one host");
         assertThatThrownBy(() -> plan("-r", "a/", "b", "dst")).isInstanceOf(UsageException.class)
                 .hasMessageContaining("'a/' has none");
+    }
+
+    @Test
+    void theStartTimeoutOptionWinsOverTheEnvironmentAndIsValidated() {
+        RdcpCommand c = new RdcpCommand();
+        new CommandLine(c).parseArgs("--start-timeout", "120", "a", "h1:b");
+        assertThat(c.remote.shell(Map.of(RemoteShell.START_TIMEOUT_ENV, "30")).startTimeout())
+                .isEqualTo(Duration.ofSeconds(120));
+        assertThat(c.remote.shell(Map.of(RemoteShell.START_TIMEOUT_ENV, "soon")).startTimeout())
+                .isEqualTo(Duration.ofSeconds(120));
+        RdcpCommand zero = new RdcpCommand();
+        new CommandLine(zero).parseArgs("--start-timeout", "0", "a", "h1:b");
+        assertThatThrownBy(() -> zero.remote.shell(Map.of())).isInstanceOf(UsageException.class)
+                .hasMessage("--start-timeout must be at least 1 second");
+        RdcpCommand fromEnv = new RdcpCommand();
+        new CommandLine(fromEnv).parseArgs("a", "h1:b");
+        assertThatThrownBy(() -> fromEnv.remote.shell(Map.of(RemoteShell.START_TIMEOUT_ENV, "soon",
+                RemoteShell.RSH_ENV, "ssh"))).isInstanceOf(UsageException.class)
+                .hasMessage(RemoteShell.START_TIMEOUT_ENV + " must be a whole number of seconds, not 'soon'");
     }
 }

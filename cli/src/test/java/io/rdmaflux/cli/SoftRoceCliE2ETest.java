@@ -8,10 +8,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
- * bin/rdsend and bin/rdrecv over real RDMA verbs: runs {@code scripts/softroce/cli-check} in the
- * Soft-RoCE guest (files both ways, empty and 1-byte streams, AUTO choosing RDMA,
- * {@code --zstd --encrypt}, wrong key, strangers and a second sender around a running stream,
- * either peer killed) and fails when any check fails.
+ * The tools over real RDMA verbs: runs {@code scripts/softroce/cli-check} in the Soft-RoCE guest
+ * (rdsend/rdrecv: {@code --zstd --encrypt} with both ends AUTO choosing RDMA, a 1-byte file the
+ * other way, junk connections, a wrong key and a second sender around a stream at an AUTO
+ * receiver, either peer killed) and fails when any check fails.
  * It boots a QEMU guest (minutes, root, 4 GiB), so it runs only when asked, as the channel's
  * RDMA suite does: {@code RDMAFLUX_SOFTROCE_TESTS=1} or {@code -Drdmaflux.softroce=true}.
  */

@@ -28,6 +28,12 @@ import reactor.util.Loggers;
  * {@link #done} is the outcome. {@link #dispose} closes the agent's stdin, which makes it tear
  * its job down and exit; the ssh process is killed if it lingers.
  *
+ * <p>An agent still starting is never cut off mid-login if it can be helped: a login shell
+ * killed half-way through its startup files can leave their locks behind (pyenv's rehash lock
+ * made every later login wait 60 s). Disposed, or past its start timeout, it gets its stdin
+ * closed and the rest of its start timeout plus {@link #EXIT_GRACE} to finish the login, start,
+ * see the end of its input and exit on its own; only then is ssh killed.
+ *
  * <p>Every failure is a {@link RemoteException} whose message is one line naming the host:
  * ssh could not connect or log in, the tool is missing there, the agent failed or was lost.
  * Text from the remote host is sanitized before it is printed or put into a message.
@@ -38,7 +44,7 @@ public final class RemoteAgent implements Disposable {
 
     /** How long the agent has to report its receiver's port once it has the job. */
     static final Duration LISTEN_TIMEOUT = Duration.ofSeconds(30);
-    /** How long the ssh process may take to end after stdin closed, before it is killed. */
+    /** How long the ssh process may take to end after stdin closed (and its start, if it was starting), before it is killed. */
     static final Duration EXIT_GRACE = Duration.ofSeconds(10);
     /** How many stderr lines are kept from before the hello, to explain a failed start. */
     private static final int EARLY_LINES = 20;
@@ -57,6 +63,7 @@ public final class RemoteAgent implements Disposable {
     private final AtomicBoolean disposed = new AtomicBoolean();
     private final Thread stderrReader;
     private final Disposable startTimer;
+    private final long startDeadline;
     private volatile boolean greeted;
     private volatile boolean startTimedOut;
     private volatile long bytes;
@@ -70,6 +77,7 @@ public final class RemoteAgent implements Disposable {
         this.process = process;
         this.stdin = process.getOutputStream();
         this.stderrReader = daemon("stderr", () -> readStderr(process.getErrorStream()));
+        this.startDeadline = System.nanoTime() + shell.startTimeout().toNanos();
         this.startTimer = Schedulers.parallel().schedule(this::startTimedOut,
                 shell.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
         daemon("stdout", () -> readStdout(process.getInputStream()));
@@ -162,14 +170,20 @@ public final class RemoteAgent implements Disposable {
 
     /**
      * Closes the agent's stdin: it cancels its job (removing partial output, telling its peers)
-     * and exits. The ssh process is killed if it has not ended 10 s later.
-     * Returns at once.
+     * and exits. The ssh process is killed if it has not ended 10 s later, or, while the agent
+     * is still starting, 10 s after its start timeout. Returns at once.
      */
     @Override
     public void dispose() {
         if (!disposed.compareAndSet(false, true)) {
             return;
         }
+        long starting = greeted || startTimedOut ? 0 : Math.max(0, startDeadline - System.nanoTime());
+        endWithin(EXIT_GRACE.plusNanos(starting));
+    }
+
+    /** Closes stdin, so that the remote end finishes on its own, and kills ssh if it has not ended after {@code grace}. */
+    private void endWithin(Duration grace) {
         closeStdin();
         Schedulers.parallel().schedule(() -> {
             if (process.isAlive()) {
@@ -177,7 +191,7 @@ public final class RemoteAgent implements Disposable {
                 process.destroy();
                 Schedulers.parallel().schedule(process::destroyForcibly, 2, TimeUnit.SECONDS);
             }
-        }, EXIT_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        }, grace.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -210,10 +224,31 @@ public final class RemoteAgent implements Disposable {
     }
 
     private void startTimedOut() {
-        if (!greeted && process.isAlive()) {
+        synchronized (early) {
+            if (greeted || disposed.get() || !process.isAlive()) {
+                // Disposed while starting: it already has its time to end; its end says the rest.
+                return;
+            }
             startTimedOut = true;
-            process.destroyForcibly();
         }
+        // Fail now, but let the login run to its end (see the class comment): the agent, if it
+        // starts after all, sees its stdin closed and exits; its hello is ignored.
+        RemoteException failure = startFailure();
+        hello.tryEmitError(failure);
+        listening.tryEmitError(failure);
+        done.tryEmitError(failure);
+        endWithin(EXIT_GRACE);
+    }
+
+    private RemoteException startFailure() {
+        List<String> lines;
+        synchronized (early) {
+            lines = List.copyOf(early);
+        }
+        return new RemoteException(Kind.TOOL_FAILED, host, "rdflux did not start within "
+                + shell.startTimeout().toSeconds() + " s" + lastLine(lines, " (")
+                + "; check that 'ssh " + host.destination() + " " + shell.agentCommand()
+                + "' prints a hello line, or give it longer with --start-timeout");
     }
 
     private void readStdout(InputStream out) {
@@ -237,7 +272,7 @@ public final class RemoteAgent implements Disposable {
                     protocolError = "the agent sent a malformed message (" + RemoteText.sanitize(e.getMessage()) + ")";
                     break;
                 }
-                if (m instanceof AgentMessage.Hello h && !greeted) {
+                if (m instanceof AgentMessage.Hello h && !greeted && !startTimedOut) {
                     if (h.protocol() != AgentMessage.PROTOCOL) {
                         protocolError = "rdflux there speaks agent protocol " + h.protocol() + ", this one "
                                 + AgentMessage.PROTOCOL + " (" + RemoteText.sanitize(h.version())
@@ -266,6 +301,9 @@ public final class RemoteAgent implements Disposable {
 
     private void greeted() {
         synchronized (early) {
+            if (startTimedOut) {
+                return;
+            }
             greeted = true;
             startTimer.dispose();
             for (String line : early) {
@@ -326,16 +364,14 @@ public final class RemoteAgent implements Disposable {
             failure = new RemoteException(Kind.JOB_FAILED, host, outcome.status(),
                     outcome.message() == null ? "failed with status " + outcome.status() : RemoteText.sanitize(outcome.message()),
                     outcome.failures().stream().map(RemoteText::sanitize).toList(), outcome.reportedByPeer());
+        } else if (startTimedOut) {
+            failure = startFailure();
         } else if (!greeted) {
             List<String> lines;
             synchronized (early) {
                 lines = List.copyOf(early);
             }
-            failure = startTimedOut
-                    ? new RemoteException(Kind.TOOL_FAILED, host, "rdflux did not start within "
-                            + shell.startTimeout().toSeconds() + " s" + lastLine(lines, " (")
-                            + "; check that 'ssh " + host.destination() + " " + shell.agentCommand() + "' prints a hello line")
-                    : classify(host, exit, lines, shell);
+            failure = classify(host, exit, lines, shell);
         } else {
             failure = new RemoteException(Kind.LOST, host, exit == 255 && shell.isSsh()
                     ? "the ssh connection was lost"

@@ -32,31 +32,62 @@ public final class RemoteShell {
     public static final String DEFAULT_TOOL = "rdflux";
     /** How long ssh may take to connect, by default. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
-    /** How long the agent has to say hello once ssh connected (the JVM starting, a slow login shell). */
-    static final Duration START_ALLOWANCE = Duration.ofSeconds(30);
+    /** The environment variable that sets the start timeout, as {@code --start-timeout} does. */
+    public static final String START_TIMEOUT_ENV = "RDFLUX_START_TIMEOUT";
+    /**
+     * How long an agent may take to start by default, from running ssh to the agent's hello:
+     * ssh's connect timeout and 30 s for the login and the remote JVM's start.
+     */
+    public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(40);
 
     private final List<String> rsh;
     private final String tool;
     private final Duration connectTimeout;
+    private final Duration startTimeout;
     private final BiConsumer<RemoteHost, String> log;
 
-    private RemoteShell(List<String> rsh, String tool, Duration connectTimeout, BiConsumer<RemoteHost, String> log) {
+    private RemoteShell(List<String> rsh, String tool, Duration connectTimeout, Duration startTimeout,
+                        BiConsumer<RemoteHost, String> log) {
         this.rsh = List.copyOf(rsh);
         this.tool = tool;
         this.connectTimeout = connectTimeout;
+        this.startTimeout = startTimeout;
         this.log = log;
     }
 
-    /** ssh, rdflux on the remote PATH, a 10 s connect timeout; remote stderr printed as "host: line". */
+    /**
+     * ssh, rdflux on the remote PATH, a 10 s connect timeout, a 40 s start timeout; remote stderr
+     * printed as "host: line".
+     */
     public static RemoteShell create() {
-        return new RemoteShell(List.of("ssh"), DEFAULT_TOOL, DEFAULT_CONNECT_TIMEOUT,
+        return new RemoteShell(List.of("ssh"), DEFAULT_TOOL, DEFAULT_CONNECT_TIMEOUT, DEFAULT_START_TIMEOUT,
                 (host, line) -> System.err.println(host + ": " + line));
     }
 
-    /** {@link #create()}, with the command from {@value #RSH_ENV} when it is set and not blank. */
+    /**
+     * {@link #create()}, with the command from {@value #RSH_ENV} and the start timeout (whole
+     * seconds) from {@value #START_TIMEOUT_ENV} when they are set and not blank.
+     *
+     * @throws IllegalArgumentException when one of them is not valid; the message names it
+     */
     public static RemoteShell fromEnvironment(Map<String, String> env) {
+        RemoteShell shell = create();
         String rsh = env.get(RSH_ENV);
-        return rsh == null || rsh.isBlank() ? create() : create().rsh(rsh);
+        if (rsh != null && !rsh.isBlank()) {
+            shell = shell.rsh(rsh);
+        }
+        String start = env.get(START_TIMEOUT_ENV);
+        if (start != null && !start.isBlank()) {
+            shell = shell.startTimeout(seconds(start.strip(), START_TIMEOUT_ENV));
+        }
+        return shell;
+    }
+
+    private static Duration seconds(String text, String name) {
+        if (!text.matches("[0-9]{1,9}")) {
+            throw new IllegalArgumentException(name + " must be a whole number of seconds, not '" + text + "'");
+        }
+        return Duration.ofSeconds(Long.parseLong(text));
     }
 
     /**
@@ -70,7 +101,7 @@ public final class RemoteShell {
         if (words.isEmpty()) {
             throw new IllegalArgumentException("the remote shell command is empty");
         }
-        return new RemoteShell(words, tool, connectTimeout, log);
+        return new RemoteShell(words, tool, connectTimeout, startTimeout, log);
     }
 
     /**
@@ -81,7 +112,7 @@ public final class RemoteShell {
         if (Objects.requireNonNull(path, "path").isBlank()) {
             throw new IllegalArgumentException("the remote rdflux path is empty");
         }
-        return new RemoteShell(rsh, path, connectTimeout, log);
+        return new RemoteShell(rsh, path, connectTimeout, startTimeout, log);
     }
 
     /** How long ssh may take to connect (its {@code ConnectTimeout}). */
@@ -89,7 +120,19 @@ public final class RemoteShell {
         if (timeout.toSeconds() < 1) {
             throw new IllegalArgumentException("the connect timeout must be at least 1 s");
         }
-        return new RemoteShell(rsh, tool, timeout, log);
+        return new RemoteShell(rsh, tool, timeout, startTimeout, log);
+    }
+
+    /**
+     * How long an agent may take to start, from running the remote shell to the agent's hello
+     * (ssh connecting, the login and its startup files, the remote JVM). Raise it for hosts
+     * that log in slowly or start Java slowly (an emulator, a loaded host).
+     */
+    public RemoteShell startTimeout(Duration timeout) {
+        if (timeout.toSeconds() < 1) {
+            throw new IllegalArgumentException("the start timeout must be at least 1 s");
+        }
+        return new RemoteShell(rsh, tool, connectTimeout, timeout, log);
     }
 
     /**
@@ -97,7 +140,7 @@ public final class RemoteShell {
      * terminal. Called on reader threads.
      */
     public RemoteShell log(BiConsumer<RemoteHost, String> log) {
-        return new RemoteShell(rsh, tool, connectTimeout, Objects.requireNonNull(log));
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, Objects.requireNonNull(log));
     }
 
     /** Whether the remote shell is OpenSSH's ssh, which gets the options in the class comment. */
@@ -140,9 +183,9 @@ public final class RemoteShell {
         return connectTimeout;
     }
 
-    /** How long the whole start may take, from ssh's first packet to the agent's hello. */
-    Duration startTimeout() {
-        return connectTimeout.plus(START_ALLOWANCE);
+    /** How long an agent may take to start, from running the remote shell to its hello; see {@link #startTimeout(Duration)}. */
+    public Duration startTimeout() {
+        return startTimeout;
     }
 
     BiConsumer<RemoteHost, String> log() {

@@ -321,6 +321,33 @@ class RemoteAgentE2ETest {
     }
 
     @Test
+    void anAgentPastItsStartTimeoutFailsButItsLoginRunsToItsEnd() throws Exception {
+        Path lock = dir.resolve("login.lock");
+        RemoteAgent h1 = shell().startTimeout(Duration.ofSeconds(2)).rdfluxPath(slowLogin(lock, 5)).startAgent(RemoteHost.parse("h1"));
+        RemoteException e = failure(h1.hello());
+        assertThat(e.kind()).isEqualTo(Kind.TOOL_FAILED);
+        assertThat(e.getMessage()).startsWith("h1: rdflux did not start within 2 s").contains("--start-timeout");
+        assertThat(failure(h1.done()).getMessage()).isEqualTo(e.getMessage());
+        h1.exited().block(LIMIT);
+        assertThat(lock).as("the login's lock: left behind when ssh is killed mid-login").doesNotExist();
+    }
+
+    @Test
+    void disposingAStartingAgentLetsItsLoginRunToItsEnd() throws Exception {
+        Path lock = dir.resolve("login.lock");
+        // Longer than the 10 s an agent that has started gets to end once its stdin is closed.
+        RemoteAgent h2 = shell().rdfluxPath(slowLogin(lock, 12)).startAgent(RemoteHost.parse("h2"));
+        long end = System.nanoTime() + LIMIT.toNanos();
+        while (!Files.exists(lock) && System.nanoTime() < end) {
+            Thread.sleep(20);
+        }
+        assertThat(lock).as("the login is under way").exists();
+        h2.dispose();
+        h2.exited().block(LIMIT.multipliedBy(2));
+        assertThat(lock).as("the login's lock: left behind when ssh is killed mid-login").doesNotExist();
+    }
+
+    @Test
     void rdfluxRshWithAQuotedConfigPathReplacesSsh() throws Exception {
         Path config = Files.copy(sshd.sshConfig(), dir.resolve("my ssh config"));
         RemoteShell shell = RemoteShell.fromEnvironment(Map.of(RemoteShell.RSH_ENV, "ssh -F '" + config + "'"))
@@ -342,6 +369,23 @@ class RemoteAgentE2ETest {
     }
 
     // ---- helpers
+
+    /**
+     * The tool behind a login that takes {@code seconds}: as a shell's startup files that hold
+     * a lock while they run and print to stderr (pyenv's rehash did), so that a login killed
+     * half-way (its stderr gone) leaves {@code lock} behind. Returns it quoted for --rdflux-path.
+     */
+    private String slowLogin(Path lock, int seconds) throws IOException {
+        Path login = dir.resolve("slow login");
+        Files.writeString(login, "#!/bin/sh\n"
+                + "touch " + ShellWords.quote(lock.toString()) + "\n"
+                + "sleep " + seconds + "\n"
+                + "echo 'startup files done' >&2\n"
+                + "rm " + ShellWords.quote(lock.toString()) + "\n"
+                + "exec " + ShellWords.quote(tool.toString()) + " \"$@\"\n");
+        Files.setPosixFilePermissions(login, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return ShellWords.quote(login.toString());
+    }
 
     /** An agent on {@code host} receiving endless data from here into a file, caught mid-way. */
     private record Transfer(RemoteAgent agent, CompletableFuture<Void> sender, Path remoteDir) {

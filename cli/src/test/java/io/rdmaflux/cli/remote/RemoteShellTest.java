@@ -40,6 +40,22 @@ class RemoteShellTest {
     }
 
     @Test
+    void theStartTimeoutComesFromTheEnvironmentAndIsValidated() {
+        assertThat(RemoteShell.create().startTimeout()).isEqualTo(RemoteShell.DEFAULT_START_TIMEOUT);
+        assertThat(RemoteShell.fromEnvironment(Map.of(RemoteShell.START_TIMEOUT_ENV, " 300 ")).startTimeout())
+                .isEqualTo(Duration.ofSeconds(300));
+        assertThat(RemoteShell.create().startTimeout(Duration.ofSeconds(90)).rsh("ssh -p 2").startTimeout())
+                .as("kept by the other setters").isEqualTo(Duration.ofSeconds(90));
+        for (String bad : List.of("abc", "-5", "1.5", "10s", "9999999999")) {
+            assertThatThrownBy(() -> RemoteShell.fromEnvironment(Map.of(RemoteShell.START_TIMEOUT_ENV, bad)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage(RemoteShell.START_TIMEOUT_ENV + " must be a whole number of seconds, not '" + bad + "'");
+        }
+        assertThatThrownBy(() -> RemoteShell.fromEnvironment(Map.of(RemoteShell.START_TIMEOUT_ENV, "0")))
+                .hasMessage("the start timeout must be at least 1 s");
+    }
+
+    @Test
     void classifiesWhatSshAndTheRemoteShellSay() {
         RemoteShell ssh = RemoteShell.create();
         assertThat(RemoteAgent.classify(H, 255, List.of("ssh: connect to host node1 port 22: Connection refused"), ssh))
