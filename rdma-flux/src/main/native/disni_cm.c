@@ -277,9 +277,14 @@ JNIEXPORT jlong JNICALL JNI_FN(_1getContext)(JNIEnv *env, jobject self, jlong id
     struct rdma_cm_id *id = RF_PTR(idh);
 
     (void) self;
-    if (id == NULL || id->verbs == NULL) {
-        rf_throw(env, "the RDMA CM id is not bound to a device yet (resolve or bind it first)");
+    if (id == NULL) {
+        rf_throw(env, "no RDMA CM id");
         return -1;
     }
-    return RF_HANDLE(id->verbs);
+    /*
+     * -1 without an exception when the id has no device yet: DiSNI asks the listening id for
+     * its context on every connect request, and an id bound to the wildcard address has none.
+     * DiSNI then asks the new connection's own id, which does have one.
+     */
+    return id->verbs == NULL ? -1 : RF_HANDLE(id->verbs);
 }

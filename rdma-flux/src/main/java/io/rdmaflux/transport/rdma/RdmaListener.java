@@ -113,7 +113,7 @@ final class RdmaListener implements TransportServer {
                 }
                 RdmaCmEvent ev = nextEvent();
                 if (ev != null) {
-                    handle(ev, listening);
+                    handleOne(ev, listening);
                 }
             }
         } catch (Throwable t) {
@@ -125,7 +125,7 @@ final class RdmaListener implements TransportServer {
                 try {
                     RdmaCmEvent ev = nextEvent();
                     if (ev != null) {
-                        handle(ev, false);
+                        handleOne(ev, false);
                     }
                 } catch (IOException e) {
                     break;
@@ -151,6 +151,15 @@ final class RdmaListener implements TransportServer {
             ev.ackEvent();
         }
         return ev;
+    }
+
+    /** One event; what goes wrong with one peer's connection must not end the listener for the others. */
+    private void handleOne(RdmaCmEvent ev, boolean listening) {
+        try {
+            handle(ev, listening);
+        } catch (RuntimeException e) {
+            log.warn("RDMA listener on port {}: event {} failed: {}", bound.getPort(), ev.getEvent(), e.toString());
+        }
     }
 
     private void handle(RdmaCmEvent ev, boolean listening) {

@@ -60,12 +60,14 @@ public final class RdmaChannelCheck {
         ChannelOptions small = ChannelOptions.defaults().withFrameSize(16 * 1024).withReceiveSlots(4).withSendSlots(2);
 
         check("stream of " + mb + " MB, " + b + " (rxe1) -> " + a + " (rxe0)",
-                () -> stream(rdma, big, b, a, mb * 1_000_003L, 0));
+                () -> stream(rdma, big, b, a, mb * 1_000_003L, a));
         check("stream of " + mb + " MB, " + a + " (rxe0) -> " + b + " (rxe1)",
-                () -> stream(rdma, big, a, b, mb * 1_000_003L, 0));
-        check("empty stream", () -> stream(rdma, small, b, a, 0, 0));
-        check("1-byte stream", () -> stream(rdma, small, b, a, 1, 0));
-        check("odd sizes across frame boundaries", () -> stream(rdma, small, b, a, 3 * 16 * 1024 + 1, 0));
+                () -> stream(rdma, big, a, b, mb * 1_000_003L, b));
+        check("empty stream", () -> stream(rdma, small, b, a, 0, a));
+        check("1-byte stream", () -> stream(rdma, small, b, a, 1, a));
+        check("odd sizes across frame boundaries", () -> stream(rdma, small, b, a, 3 * 16 * 1024 + 1, a));
+        // rdrecv and the rdcp/rdpipe agents listen on the wildcard address by default.
+        check("a listener on 0.0.0.0 serves a stream", () -> stream(rdma, small, b, a, 1_000_003, "0.0.0.0"));
         check("slow consumer (sender waits on credits)", () -> slowConsumer(rdma, small, b, a, 2_000_000, 2));
         check("wrong key refused before data", () -> wrongKey(rdma, small, b, a));
         check("a second sender and a wrong key during a stream: refused, the stream intact",
@@ -113,12 +115,13 @@ public final class RdmaChannelCheck {
         }
     }
 
+    /** A stream from {@code from} to {@code to}, the receiver listening on {@code listenHost}. */
     private static String stream(Transport rdma, ChannelOptions options, String from, String to, long size,
-                                 int unused) {
+                                 String listenHost) {
         MessageDigest sent = sha();
         MessageDigest got = sha();
         AtomicLong receivedBytes = new AtomicLong();
-        ReceiverServer server = FluxReceiver.create().host(to).port(0).key("secret").transport(rdma).options(options)
+        ReceiverServer server = FluxReceiver.create().host(listenHost).port(0).key("secret").transport(rdma).options(options)
                 .handle(in -> in.receiveChunks().publishOn(Schedulers.boundedElastic(), 2).doOnNext(chunk -> {
                     ByteBuffer buf = chunk.buffer();
                     receivedBytes.addAndGet(buf.remaining());
