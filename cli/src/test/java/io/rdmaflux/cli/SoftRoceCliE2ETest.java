@@ -11,7 +11,8 @@ import org.junit.jupiter.api.condition.EnabledIf;
  * The tools over real RDMA verbs: runs {@code scripts/softroce/cli-check} in the Soft-RoCE guest
  * (rdsend/rdrecv: {@code --zstd --encrypt} with both ends AUTO choosing RDMA, a 1-byte file the
  * other way, junk connections, a wrong key and a second sender around a stream at an AUTO
- * receiver, either peer killed) and fails when any check fails.
+ * receiver, either peer killed), then {@code rdcp-check} (rdcp -r over RDMA between two agents,
+ * remote to remote with --zstd --encrypt, and a push), and fails when any check fails.
  * It boots a QEMU guest (minutes, root, 4 GiB), so it runs only when asked, as the channel's
  * RDMA suite does: {@code RDMAFLUX_SOFTROCE_TESTS=1} or {@code -Drdmaflux.softroce=true}.
  */
@@ -33,6 +34,6 @@ class SoftRoceCliE2ETest {
         SoftRoceHarness.Result r = SoftRoceHarness.run(Tool.HOME, "scripts/softroce/cli-check", log);
         assertThat(r.ended()).as("harness ended").isTrue();
         assertThat(r.exitStatus()).as("cli-check exit status; output in %s, ending with:%n%s", log, r.tail(40)).isZero();
-        assertThat(r.output()).contains("cli check: PASS");
+        assertThat(r.output()).contains("rdcp check: PASS", "cli check: PASS");
     }
 }
