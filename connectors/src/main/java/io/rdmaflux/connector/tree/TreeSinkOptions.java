@@ -7,7 +7,8 @@ import java.util.Objects;
  * How a {@link TreeSink} writes. Immutable; each {@code withX} returns a copy.
  *
  * <p><b>Memory bound.</b> The sink holds at most {@code io.prefetch()} received chunks, one
- * open file per file the sender reads at once (at most {@code maxOpenFiles}), and for the whole
+ * open file per file the sender reads at once (at most {@code maxOpenFiles}), at most 32 MiB of
+ * small files gathered for its writer threads, and for the whole
  * tree: the paths of its directories (their modes and times are set last), of the files that
  * have hard links, and with {@code delete}, the names of every entry.
  *
