@@ -21,7 +21,7 @@ import reactor.core.publisher.Mono;
  * else under a temporary name in its own directory ({@code .rdflux-XXXXXXXXXXXXXXXX.part}),
  * renamed to its name (replacing a file or link of that name) once checked. Either way it is
  * checked against its length and CRC32C when its end arrives and only then given its mode and
- * modification time. Files of up to 1 MiB are written by the sink's own writer threads
+ * modification time. Files of up to 64 KiB are written by the sink's own writer threads
  * ({@link TreeSinkOptions#writerThreads()}). Directories are created as they come and get their
  * modes and times last, children first. A file the sender marked failed, or that cannot be
  * written here, is discarded and reported by name in the {@link TreeReport}; the rest of the

@@ -7,7 +7,7 @@ import java.util.Objects;
  * How a {@link TreeSink} writes. Immutable; each {@code withX} returns a copy.
  *
  * <p><b>Memory bound.</b> The sink holds at most {@code io.prefetch()} received chunks, one
- * open file per file the sender reads at once (at most {@code maxOpenFiles}), at most 32 MiB of
+ * open file per file the sender reads at once (at most {@code maxOpenFiles}), at most 16 MiB of
  * small files gathered for its writer threads, and for the whole
  * tree: the paths of its directories (their modes and times are set last), of the files that
  * have hard links, and with {@code delete}, the names of every entry.
@@ -21,10 +21,10 @@ import java.util.Objects;
  * @param maxReported  the most failures and warnings listed by name in the report (all are
  *                     counted); default 1000
  * @param listener     progress, called on the writing thread
- * @param writerThreads how many threads of the sink's own write small files (up to 1 MiB) to
+ * @param writerThreads how many threads of the sink's own write small files (up to 64 KiB) to
  *                     disk, beside the thread that reads the stream, which writes larger files
  *                     itself; 0 writes everything on that thread. Small files wait for a writer
- *                     in memory, at most 32 MiB of them per stream. Default: the number of
+ *                     in memory, at most 256 of them (16 MiB) per stream. Default: the number of
  *                     processors, at least 2 and at most 8
  */
 public record TreeSinkOptions(SinkOptions io, boolean delete, int maxOpenFiles, int maxReported,

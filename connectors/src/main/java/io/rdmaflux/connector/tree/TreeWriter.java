@@ -64,7 +64,7 @@ import java.util.zip.CRC32C;
  * <p>Failures that concern one entry (a file the sender could not read, a name this file system
  * refuses, a directory in the way) fail that entry only; a full disk fails the stream.
  *
- * <p><b>Writers.</b> A file of at most {@link #QUEUED_MAX} bytes is gathered in memory and, once
+ * <p><b>Writers.</b> A file of at most {@link #QUEUED_MAX} bytes is gathered in a pooled buffer and, once
  * its end is verified, written, given its mode and time and put in place by one of the sink's
  * writer threads ({@link TreeSinkOptions#writerThreads()}) while this thread parses on: small
  * files cost system calls (create, write, close, times) rather than bandwidth, and independent
@@ -78,12 +78,10 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
     private static final ByteBuffer ZERO = ByteBuffer.allocateDirect(1).asReadOnlyBuffer();
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 * 1024).asReadOnlyBuffer();
-    /** The largest file a writer thread writes; larger ones are written as their data arrives. */
-    static final int QUEUED_MAX = 1 << 20;
-    /** The most bytes of gathered or queued small files one stream holds. */
-    static final int QUEUED_BUDGET = 32 << 20;
-    /** What a queued file costs beyond its contents, so that empty files are bounded too. */
-    private static final int QUEUED_OVERHEAD = 4096;
+    /** The largest file a writer thread writes (one pooled buffer); larger ones are written as their data arrives. */
+    static final int QUEUED_MAX = 64 * 1024;
+    /** The most small files one stream holds gathered or queued: 16 MiB of buffers. */
+    static final int QUEUED_FILES = 256;
 
     private final Path dest;
     private final TreeSinkOptions options;
@@ -112,7 +110,9 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
 
     // Writer threads (see the class comment), started with the first small file.
     private ExecutorService writers;
-    private final Semaphore budget = new Semaphore(QUEUED_BUDGET);
+    private final Semaphore budget = new Semaphore(QUEUED_FILES);
+    /** Direct buffers of QUEUED_MAX bytes, reused: no zeroing, no garbage, no copy into a direct buffer on write. */
+    private final java.util.Queue<ByteBuffer> buffers = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final BlockingQueue<Written> written = new LinkedBlockingQueue<>();
     /** Paths of the files queued and not drained yet. */
     private final Set<String> queued = new HashSet<>();
@@ -557,8 +557,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         Path path;
         FileChannel channel;
         /** A small file's contents, until a writer has written them. */
-        byte[] gathered;
-        int reserved;
+        ByteBuffer gathered;
         long received;
         boolean endsInHole;
         String localFailure;
@@ -579,10 +578,9 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             if (options.writerThreads() == 0 || entry.size() > QUEUED_MAX) {
                 return;
             }
-            int cost = (int) entry.size() + QUEUED_OVERHEAD;
-            if (reserve(cost)) {
-                reserved = cost;
-                gathered = new byte[(int) entry.size()];
+            if (reserve()) {
+                ByteBuffer b = buffers.poll();
+                gathered = (b != null ? b : ByteBuffer.allocateDirect(QUEUED_MAX)).clear().limit((int) entry.size());
             }
         }
 
@@ -605,7 +603,8 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 return;
             }
             if (gathered != null) {
-                data.get(gathered, (int) at, data.remaining());
+                gathered.put((int) at, data, data.position(), data.remaining());
+                data.position(data.limit());
                 return;
             }
             try {
@@ -626,8 +625,15 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 crc.update(ZEROS.slice(0, n));
                 left -= n;
             }
+            if (gathered != null) {
+                for (long at = received; at < received + count; ) {
+                    int n = (int) Math.min(received + count - at, ZEROS.capacity());
+                    gathered.put((int) at, ZEROS, 0, n);   // a reused buffer: the zeros are written
+                    at += n;
+                }
+            }
             received += count;
-            endsInHole = true;   // (a gathered file holds the zeros already)
+            endsInHole = true;
         }
 
         private void create() throws IOException {
@@ -672,8 +678,8 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         /** Closes and removes what was written, or gives back a gathered file's budget; true when a file was there. */
         boolean discard() {
             if (gathered != null) {
+                release(gathered);
                 gathered = null;
-                budget.release(reserved);
             }
             boolean had = path != null;
             closeAndDelete();
@@ -739,11 +745,11 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     }
 
     /**
-     * Takes {@code cost} of the budget, waiting for the writers while they hold part of it;
-     * false when files still arriving hold it, and this one is written as its data arrives.
+     * Takes a place for a small file, waiting for the writers while they hold some; false when
+     * files still arriving hold them all, and this one is written as its data arrives.
      */
-    private boolean reserve(int cost) throws IOException {
-        while (!budget.tryAcquire(cost)) {
+    private boolean reserve() throws IOException {
+        while (!budget.tryAcquire()) {
             if (queued.isEmpty()) {
                 return false;
             }
@@ -773,7 +779,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             Output out = createFile(f.target, f.fresh);
             path = out.path();
             try (FileChannel ch = out.channel()) {
-                ByteBuffer b = ByteBuffer.wrap(f.gathered);
+                ByteBuffer b = f.gathered;
                 while (b.hasRemaining()) {
                     ch.write(b);
                 }
@@ -787,9 +793,14 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             deleteQuietly(path);
             return new Written(f, x);
         } finally {
+            release(f.gathered);
             f.gathered = null;
-            budget.release(f.reserved);
         }
+    }
+
+    private void release(ByteBuffer b) {
+        buffers.offer(b);
+        budget.release();
     }
 
     /** Reports what the writers have finished. */
