@@ -93,6 +93,35 @@ class TreeSinkInterruptedTest {
         assertThat(dst.resolve("sub/a-small")).hasSameBinaryContentAs(src.resolve("sub/a-small"));
     }
 
+    @Test
+    void aSmallFileWithAHoleHasZerosThereThoughItsBufferWasUsedBefore() throws IOException {
+        // More small files than the sink has buffers: the later ones get buffers used before.
+        Crafted stream = Crafted.tree();
+        byte[] ones = new byte[4096];
+        Arrays.fill(ones, (byte) 0xff);
+        int files = TreeWriter.QUEUED_FILES + 50;
+        for (int i = 0; i < files; i++) {
+            stream.file("ones-" + i, ones);
+        }
+        byte[] expected = new byte[4096];
+        expected[0] = 7;
+        for (int i = 0; i < 50; i++) {
+            int id = files + 1 + i;
+            stream.entry(id, Crafted.FILE, Crafted.DATA_FLAG, 0644, expected.length, "holed-" + i, "")
+                    .data(id, new byte[] {7}).hole(id, expected.length - 1)
+                    .fileEnd(id, 0, expected.length, Crafted.crc(expected), "");
+        }
+        Path dst = dir.resolve("dst");
+
+        TreeReport report = TreeSink.of(dst).writeTree(Trees.chunks(stream.end().bytes(), 1 << 16)).block(T);
+
+        assertThat(report.complete()).isTrue();
+        for (int i = 0; i < 50; i++) {
+            assertThat(dst.resolve("holed-" + i)).hasBinaryContent(expected);
+        }
+        assertThat(dst.resolve("ones-0")).hasBinaryContent(ones);
+    }
+
     /** Small files around a large one (written as its data arrives), all with old mtimes. */
     private Path tree() throws IOException {
         Path src = Files.createDirectories(dir.resolve("src/sub"));
