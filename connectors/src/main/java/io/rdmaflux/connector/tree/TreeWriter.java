@@ -31,8 +31,10 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
@@ -112,7 +114,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private ExecutorService writers;
     private final Semaphore budget = new Semaphore(QUEUED_FILES);
     /** Direct buffers of QUEUED_MAX bytes, reused: no zeroing, no garbage, no copy into a direct buffer on write. */
-    private final java.util.Queue<ByteBuffer> buffers = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final Queue<ByteBuffer> buffers = new ConcurrentLinkedQueue<>();
     private final BlockingQueue<Written> written = new LinkedBlockingQueue<>();
     /** Paths of the files queued and not drained yet. */
     private final Set<String> queued = new HashSet<>();
@@ -722,19 +724,19 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     }
 
     /** Gives a written file its mode and time and, written under a temporary name, its name. Any thread. */
-    private void place(Path written, Path target, TreeEntry entry) throws IOException {
+    private void place(Path file, Path target, TreeEntry entry) throws IOException {
         Set<PosixFilePermission> perms = permissions(entry.mode());
         Set<PosixFilePermission> created = createdPermissions;
         if (created == null) {
-            created = Files.getPosixFilePermissions(written, NOFOLLOW);
+            created = Files.getPosixFilePermissions(file, NOFOLLOW);
             createdPermissions = created;
         }
         if (!perms.equals(created)) {
-            Files.setPosixFilePermissions(written, perms);
+            Files.setPosixFilePermissions(file, perms);
         }
-        times(written, entry.mtimeNanos(), false);
-        if (!written.equals(target)) {
-            into(written, target);
+        times(file, entry.mtimeNanos(), false);
+        if (!file.equals(target)) {
+            into(file, target);
         }
     }
 

@@ -31,10 +31,7 @@ class TreeSinkInterruptedTest {
     void aKilledCopyIntoAFreshDirectoryLeavesNothingASyncTakesForComplete() throws IOException {
         Path src = tree();
         Path dst = dir.resolve("dst");
-        byte[] stream = streamOf(src);
-        TreeWriter writer = new TreeWriter(dst, TreeSinkOptions.defaults());
-        writer.open();
-        writer.write(ByteBuffer.wrap(stream, 0, cutInside(stream, src.resolve("sub/big"))));
+        stoppedInsideBig(src, dst);   // and never told to commit or abort: killed
 
         // Killed here: the large file is on disk under its own name, part of it.
         Path big = dst.resolve("sub/big");
@@ -56,10 +53,7 @@ class TreeSinkInterruptedTest {
     void aFailedCopyIntoAFreshDirectoryRemovesThePartialFileAndKeepsTheWholeOnes() throws IOException {
         Path src = tree();
         Path dst = dir.resolve("dst");
-        byte[] stream = streamOf(src);
-        TreeWriter writer = new TreeWriter(dst, TreeSinkOptions.defaults());
-        writer.open();
-        writer.write(ByteBuffer.wrap(stream, 0, cutInside(stream, src.resolve("sub/big"))));
+        TreeWriter writer = stoppedInsideBig(src, dst);
 
         assertThat(writer.abort()).startsWith("partial files removed");
 
@@ -78,10 +72,7 @@ class TreeSinkInterruptedTest {
         Files.createDirectories(dst.resolve("sub"));
         byte[] old = "the old contents".getBytes();
         Files.write(dst.resolve("sub/big"), old);
-        byte[] stream = streamOf(src);
-        TreeWriter writer = new TreeWriter(dst, TreeSinkOptions.defaults());
-        writer.open();
-        writer.write(ByteBuffer.wrap(stream, 0, cutInside(stream, src.resolve("sub/big"))));
+        TreeWriter writer = stoppedInsideBig(src, dst);
 
         // Killed here: the old file is whole under its name, the new one partial under a temporary name.
         assertThat(dst.resolve("sub/big")).hasBinaryContent(old);
@@ -136,6 +127,15 @@ class TreeSinkInterruptedTest {
             }
         }
         return dir.resolve("src");
+    }
+
+    /** A sink given the stream of {@code src} up to the middle of sub/big, as a process killed there would be. */
+    private static TreeWriter stoppedInsideBig(Path src, Path dst) throws IOException {
+        byte[] stream = streamOf(src);
+        TreeWriter writer = new TreeWriter(dst, TreeSinkOptions.defaults());
+        writer.open();
+        writer.write(ByteBuffer.wrap(stream, 0, cutInside(stream, src.resolve("sub/big"))));
+        return writer;
     }
 
     private static byte[] streamOf(Path src) {
