@@ -119,6 +119,8 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
         private final Sinks.One<Integer> listening = Sinks.one();
         private final Sinks.One<AgentMessage.Connect> downstream = Sinks.one();
         private final Sinks.Empty<Void> aborted = Sinks.empty();
+        private volatile ProtocolException abortError =
+                new ProtocolException(ErrorCode.CANCELLED, "cancelled: the other end of the copy failed");
         private final ProgressCount count = new ProgressCount();
         private Mono<Void> done = Mono.never();
 
@@ -149,6 +151,12 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
         @Override
         void abort() {
             aborted.tryEmitEmpty();
+        }
+
+        /** {@link #abort()}, its streams failing with {@code why} (what their peers are told). */
+        void abort(ProtocolException why) {
+            abortError = why;
+            abort();
         }
 
         @Override
@@ -189,7 +197,7 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
 
         @Override
         public ProtocolException abortError() {
-            return new ProtocolException(ErrorCode.CANCELLED, "cancelled: the other end of the copy failed");
+            return abortError;
         }
     }
 }

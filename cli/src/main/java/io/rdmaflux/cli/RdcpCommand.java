@@ -6,6 +6,8 @@ import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.cli.remote.RemoteHost;
 import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.codec.AesGcmStage;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -178,14 +181,27 @@ final class RdcpCommand implements Callable<Integer> {
         return last.isEmpty() || last.equals(".") || last.equals("..") || last.equals("~") ? null : last;
     }
 
-    /** One run of a plan: the ends, started and wired, and their outcome. */
+    /**
+     * One run of a plan: the ends, started and wired, and their outcome.
+     *
+     * <p>On a failure or a signal the ends in this process stop at once (telling their peers);
+     * remote ends get {@link #REMOTE_REASON_WAIT} to end on their own and report why (what
+     * their peer told them, or that their agent died) before they are stopped too: their own
+     * reason line is printed beside the failure that ended the copy.
+     */
     private final class Transfer {
+
+        private static final java.time.Duration REMOTE_REASON_WAIT = java.time.Duration.ofSeconds(1);
 
         private final Plan plan;
         private final RemoteShell shell;
         private final boolean local;
         private final List<CopyEnd> ends = new ArrayList<>();
         private final List<Throwable> failures = new CopyOnWriteArrayList<>();
+        /** Remote ends' failures that arrived before this side stopped them: their own reasons. */
+        private final List<RemoteException> remoteReasons = new CopyOnWriteArrayList<>();
+        private final AtomicBoolean stopping = new AtomicBoolean();
+        private volatile boolean remotesStopped;
         // Read by the progress line's thread.
         private volatile CopyEnd sender;
         private volatile CopyEnd receiver;
@@ -253,7 +269,11 @@ final class RdcpCommand implements Callable<Integer> {
                 for (Mono<Void> w : wiring) {
                     outcomes.add(w.onErrorResume(t -> fail(t)));
                 }
-                return Mono.when(outcomes).then(Mono.defer(this::outcome));
+                // A signal ends the copy like a failure, so that the remote ends can say why they stopped.
+                Signals.streamUnderWay();
+                reactor.core.Disposable onSignal = Signals.raised().subscribe(s -> fail(new ProtocolException(
+                        ErrorCode.INTERRUPTED, "interrupted by " + Signals.name(s))));
+                return Mono.when(outcomes).then(Mono.defer(this::outcome)).doFinally(s -> onSignal.dispose());
             }).doFinally(s -> ends.forEach(CopyEnd::abort));
         }
 
@@ -314,12 +334,28 @@ final class RdcpCommand implements Callable<Integer> {
         }
 
         private Mono<Void> fail(Throwable t) {
-            if (failures.isEmpty() || !(t instanceof PartialTransferException)) {
-                failures.add(reactor.core.Exceptions.unwrap(t));
+            Throwable e = reactor.core.Exceptions.unwrap(t);
+            if (failures.isEmpty() || !(e instanceof PartialTransferException)) {
+                failures.add(e);
             }
-            if (!partial(t)) {
+            if (e instanceof RemoteException r && !remotesStopped) {
+                remoteReasons.add(r);
+            }
+            if (!partial(e) && stopping.compareAndSet(false, true)) {
                 // Any other failure ends the copy: the other ends clean up and exit.
-                ends.forEach(CopyEnd::abort);
+                for (CopyEnd end : ends) {
+                    if (end instanceof CopyEnd.Local local) {
+                        if (e instanceof ProtocolException p && p.code() == ErrorCode.INTERRUPTED) {
+                            local.abort(p);   // the peers hear of the signal, not of a failure
+                        } else {
+                            local.abort();
+                        }
+                    }
+                }
+                Mono.delay(REMOTE_REASON_WAIT).subscribe(x -> {
+                    remotesStopped = true;
+                    ends.forEach(CopyEnd::abort);
+                });
             }
             return Mono.empty();
         }
@@ -330,6 +366,11 @@ final class RdcpCommand implements Callable<Integer> {
                 return Mono.empty();
             }
             Throwable first = failures.stream().filter(t -> !partial(t)).findFirst().orElse(failures.get(0));
+            for (RemoteException r : remoteReasons) {
+                if (r != first && !partial(r)) {
+                    Console.error(r);
+                }
+            }
             if (partial(first)) {
                 List<String> lines = first instanceof RemoteException r ? r.failures()
                         : ((PartialTransferException) first).failures();

@@ -80,6 +80,14 @@ final class Signals {
     }
 
     /**
+     * Marks a stream under way whose work ends itself on a signal (as a {@link #guard guarded}
+     * path does: rdcp's copy), so that {@link Runner} gives it its clean-up time.
+     */
+    static void streamUnderWay() {
+        streamStarted.set(true);
+    }
+
+    /**
      * {@code data} until a signal arrives, then an error: ProtocolException(INTERRUPTED,
      * "{@code role} interrupted by SIGINT"), after cancelling {@code data}.
      */

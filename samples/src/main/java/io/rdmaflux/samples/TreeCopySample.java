@@ -16,6 +16,7 @@ import io.rdmaflux.connector.tree.TreeSource;
 import io.rdmaflux.connector.tree.TreeSourceOptions;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.TransportKind;
+import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +35,7 @@ import reactor.core.publisher.Flux;
  * </pre>
  *
  * Exits 0 when every file arrived, 23 when some failed (they are listed), 1 on a failed stream.
+ * {@link #copy} is the same copy as a method (the sample's test calls it).
  */
 public final class TreeCopySample {
 
@@ -57,9 +59,17 @@ public final class TreeCopySample {
         if (args.length - i != 2) {
             usage();
         }
-        Path src = Path.of(args[i]);
-        Path dst = Path.of(args[i + 1]);
+        System.exit(copy(Path.of(args[i]), Path.of(args[i + 1]), zstd, parallel, System.err));
+    }
 
+    /**
+     * Copies the tree {@code src} to {@code dst} over a channel on loopback, through zstd at
+     * {@code zstd} when it is above 0, reading up to {@code parallel} large files at once;
+     * reports on {@code out}.
+     *
+     * @return 0 when every file arrived, 23 when some failed, 1 when the stream failed
+     */
+    public static int copy(Path src, Path dst, int zstd, int parallel, PrintStream out) {
         CodecChain chain = zstd > 0 ? CodecChain.builder().zstd(zstd).build() : CodecChain.empty();
         int frame = ChannelOptions.defaults().frameSize();
         int block = chain.isEmpty() ? frame : chain.blockSizeFor(frame);
@@ -102,18 +112,18 @@ public final class TreeCopySample {
                             : chain.encode(source.open(), CodecContext.forSession(session, KEY).withBlockSize(block)))
                     .block(T);
         } catch (RuntimeException e) {
-            System.err.println("tree copy failed: " + e.getMessage());
-            System.exit(1);
+            out.println("tree copy failed: " + e.getMessage());
+            return 1;
         } finally {
             server.dispose();
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         TreeReport r = report.get();
-        System.err.printf("%d files, %d directories, %d links, %d bytes in %.3f s: %.0f files/s, %.3f GB/s%n",
+        out.printf("%d files, %d directories, %d links, %d bytes in %.3f s: %.0f files/s, %.3f GB/s%n",
                 r.files(), r.directories(), r.symlinks() + r.hardLinks(), r.bytes(), seconds,
                 files.get() / seconds, r.bytes() / seconds / 1e9);
-        r.failureLines().forEach(line -> System.err.println("failed: " + line));
-        System.exit(r.complete() ? 0 : 23);
+        r.failureLines().forEach(line -> out.println("failed: " + line));
+        return r.complete() ? 0 : 23;
     }
 
     private static void usage() {

@@ -17,14 +17,18 @@ import reactor.core.publisher.Mono;
  * Recreates a tree stream ({@code docs/tree-format.md}, as a {@link TreeSource} sends it)
  * under a destination directory.
  *
- * <p>Each file is written under a temporary name in its own directory
- * ({@code .rdflux-XXXXXXXXXXXXXXXX.part}), checked against its length and CRC32C when its end
- * arrives, given its mode and modification time, and only then renamed to its name (replacing
- * a file or link of that name). Directories are created as they come and get their modes and
- * times last, children first. A file the sender marked failed, or that cannot be written here,
- * is discarded and reported by name in the {@link TreeReport}; the rest of the tree still
- * arrives. Completed files stay in place if the stream fails later (a sync re-run sends only
- * what is missing); partial files never do.
+ * <p>In a directory that this sink created, each file is written under its own name; anywhere
+ * else under a temporary name in its own directory ({@code .rdflux-XXXXXXXXXXXXXXXX.part}),
+ * renamed to its name (replacing a file or link of that name) once checked. Either way it is
+ * checked against its length and CRC32C when its end arrives and only then given its mode and
+ * modification time. Files of up to 64 KiB are written by the sink's own writer threads
+ * ({@link TreeSinkOptions#writerThreads()}). Directories are created as they come and get their
+ * modes and times last, children first. A file the sender marked failed, or that cannot be
+ * written here, is discarded and reported by name in the {@link TreeReport}; the rest of the
+ * tree still arrives. Completed files stay in place if the stream fails later (a sync re-run
+ * sends only what is missing); partial files are removed. A killed process cannot remove its
+ * partial file: in a directory it created, that file keeps the mtime of its writing rather
+ * than the sender's, so a quick sync sends it again ({@code docs/tree-format.md}).
  *
  * <p>The stream is trusted with nothing: an entry that would land outside the destination
  * (absolute paths, {@code ..}, a path through a symbolic link, including one the stream made),

@@ -7,7 +7,8 @@ import java.util.Objects;
  * How a {@link TreeSink} writes. Immutable; each {@code withX} returns a copy.
  *
  * <p><b>Memory bound.</b> The sink holds at most {@code io.prefetch()} received chunks, one
- * open file per file the sender reads at once (at most {@code maxOpenFiles}), and for the whole
+ * open file per file the sender reads at once (at most {@code maxOpenFiles}), at most 16 MiB of
+ * small files gathered for its writer threads, and for the whole
  * tree: the paths of its directories (their modes and times are set last), of the files that
  * have hard links, and with {@code delete}, the names of every entry.
  *
@@ -20,13 +21,19 @@ import java.util.Objects;
  * @param maxReported  the most failures and warnings listed by name in the report (all are
  *                     counted); default 1000
  * @param listener     progress, called on the writing thread
+ * @param writerThreads how many threads of the sink's own write small files (up to 64 KiB) to
+ *                     disk, beside the thread that reads the stream, which writes larger files
+ *                     itself; 0 writes everything on that thread. Small files wait for a writer
+ *                     in memory, at most 256 of them (16 MiB) per stream. Default: the number of
+ *                     processors, at least 2 and at most 8
  */
 public record TreeSinkOptions(SinkOptions io, boolean delete, int maxOpenFiles, int maxReported,
-                              TreeListener listener) {
+                              TreeListener listener, int writerThreads) {
 
     /** The defaults described above. */
     public static TreeSinkOptions defaults() {
-        return new TreeSinkOptions(SinkOptions.defaults(), false, 128, 1000, TreeListener.NONE);
+        int writers = Math.min(8, Math.max(2, Runtime.getRuntime().availableProcessors()));
+        return new TreeSinkOptions(SinkOptions.defaults(), false, 128, 1000, TreeListener.NONE, writers);
     }
 
     public TreeSinkOptions {
@@ -35,25 +42,32 @@ public record TreeSinkOptions(SinkOptions io, boolean delete, int maxOpenFiles, 
         if (maxOpenFiles <= 0 || maxReported < 0) {
             throw new IllegalArgumentException("maxOpenFiles must be positive and maxReported not negative");
         }
+        if (writerThreads < 0 || writerThreads > 64) {
+            throw new IllegalArgumentException("writerThreads must be between 0 and 64, was " + writerThreads);
+        }
     }
 
     public TreeSinkOptions withIo(SinkOptions v) {
-        return new TreeSinkOptions(v, delete, maxOpenFiles, maxReported, listener);
+        return new TreeSinkOptions(v, delete, maxOpenFiles, maxReported, listener, writerThreads);
     }
 
     public TreeSinkOptions withDelete(boolean v) {
-        return new TreeSinkOptions(io, v, maxOpenFiles, maxReported, listener);
+        return new TreeSinkOptions(io, v, maxOpenFiles, maxReported, listener, writerThreads);
     }
 
     public TreeSinkOptions withMaxOpenFiles(int v) {
-        return new TreeSinkOptions(io, delete, v, maxReported, listener);
+        return new TreeSinkOptions(io, delete, v, maxReported, listener, writerThreads);
     }
 
     public TreeSinkOptions withMaxReported(int v) {
-        return new TreeSinkOptions(io, delete, maxOpenFiles, v, listener);
+        return new TreeSinkOptions(io, delete, maxOpenFiles, v, listener, writerThreads);
     }
 
     public TreeSinkOptions withListener(TreeListener v) {
-        return new TreeSinkOptions(io, delete, maxOpenFiles, maxReported, v);
+        return new TreeSinkOptions(io, delete, maxOpenFiles, maxReported, v, writerThreads);
+    }
+
+    public TreeSinkOptions withWriterThreads(int v) {
+        return new TreeSinkOptions(io, delete, maxOpenFiles, maxReported, listener, v);
     }
 }

@@ -6,9 +6,11 @@ import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.IoErrors;
 import io.rdmaflux.connector.WriteTarget;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -29,9 +31,17 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 
 /**
@@ -44,21 +54,36 @@ import java.util.zip.CRC32C;
  * {@code NOFOLLOW_LINKS} check when it was declared, is a real directory (it created it, or
  * found one); and no later entry may take a declared directory's path. So no entry can be
  * reached through a symbolic link, whether the stream made it or it was there: the stream
- * cannot name a path below a link, and it cannot turn a declared directory into one. Files and
- * links are created under a fresh temporary name ({@code O_EXCL}) and renamed into place, which
- * replaces a link rather than following it. Hard links may only name files this stream wrote.
+ * cannot name a path below a link, and it cannot turn a declared directory into one. In a
+ * directory this sink created itself, files and symbolic links are created under their own name
+ * ({@code O_EXCL}: there is nothing to replace, and no link is followed); elsewhere under a
+ * fresh temporary name ({@code O_EXCL}) renamed into place, which replaces a link rather than
+ * following it. Hard links may only name files this stream wrote.
  * Anything else that breaks the format's rules fails the whole stream with a PROTOCOL error
  * naming the entry. (The checks are made by path: a local user who can write into the
  * destination while it is being written is not part of this threat model.)
  *
  * <p>Failures that concern one entry (a file the sender could not read, a name this file system
  * refuses, a directory in the way) fail that entry only; a full disk fails the stream.
+ *
+ * <p><b>Writers.</b> A file of at most {@link #QUEUED_MAX} bytes is gathered in a pooled buffer and, once
+ * its end is verified, written, given its mode and time and put in place by one of the sink's
+ * writer threads ({@link TreeSinkOptions#writerThreads()}) while this thread parses on: small
+ * files cost system calls (create, write, close, times) rather than bandwidth, and independent
+ * files can make them at once. Larger files are written here as their data arrives. What the
+ * writers finish is reported on this thread ({@link #drain}); an entry whose path a queued file
+ * holds, a hard link, deletion and the directories' times wait for the writers first, so the
+ * result is the one of writing every file in stream order.
  */
 final class TreeWriter implements WriteTarget, TreeParser.Handler {
 
     private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
     private static final ByteBuffer ZERO = ByteBuffer.allocateDirect(1).asReadOnlyBuffer();
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 * 1024).asReadOnlyBuffer();
+    /** The largest file a writer thread writes (one pooled buffer); larger ones are written as their data arrives. */
+    static final int QUEUED_MAX = 64 * 1024;
+    /** The most small files one stream holds gathered or queued: 16 MiB of buffers. */
+    static final int QUEUED_FILES = 256;
 
     private final Path dest;
     private final TreeSinkOptions options;
@@ -74,6 +99,8 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private boolean ended;
     private final Set<String> directories = new HashSet<>();
     private final Set<String> failedDirectories = new HashSet<>();
+    /** Directories this sink created: no file in them is anyone else's. */
+    private final Set<String> createdDirectories = new HashSet<>();
     private final List<TreeEntry> directoryOrder = new ArrayList<>();
     private final Map<Integer, OpenFile> open = new HashMap<>();
     /** Files later entries may hard-link to: path -> whether it arrived. */
@@ -81,7 +108,16 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     /** With delete: each listed directory's entry names. */
     private final Map<String, Set<String>> names = new HashMap<>();
     private final Set<PosixFilePermission>[] permissions = newPermissionCache();
-    private Set<PosixFilePermission> createdPermissions;
+    private volatile Set<PosixFilePermission> createdPermissions;
+
+    // Writer threads (see the class comment), started with the first small file.
+    private ExecutorService writers;
+    private final Semaphore budget = new Semaphore(QUEUED_FILES);
+    /** Direct buffers of QUEUED_MAX bytes, reused: no zeroing, no garbage, no copy into a direct buffer on write. */
+    private final Queue<ByteBuffer> buffers = new ConcurrentLinkedQueue<>();
+    private final BlockingQueue<Written> written = new LinkedBlockingQueue<>();
+    /** Paths of the files queued and not drained yet. */
+    private final Set<String> queued = new HashSet<>();
     private long senderOkBytes;
     private long senderFailures;
 
@@ -122,11 +158,14 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     @Override
     public void write(ByteBuffer src) throws IOException {
         parser.feed(src);
+        drain();
     }
 
     @Override
     public String commit() throws IOException {
         parser.finish();
+        awaitWriters();
+        stopWriters();
         if (options.delete()) {
             if (failureCount == 0) {
                 deleteExtraneous();
@@ -161,6 +200,12 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             }
         }
         open.clear();
+        stopWriters();
+        for (Written w; (w = written.poll()) != null; ) {
+            if (w.failure == null) {
+                files++;
+            }
+        }
         String kept = files + hardLinks + symlinks > 0
                 ? "; the " + (files + hardLinks + symlinks) + " files and links completed before it are in place" : "";
         return (removed > 0 ? "partial files removed" : "no partial file left") + kept;
@@ -223,6 +268,9 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             if (options.delete()) {
                 names.computeIfAbsent(parent, k -> new HashSet<>()).add(e.name());
             }
+            if (queued.contains(path)) {
+                awaitWriters();   // this entry replaces a file a writer may still be placing
+            }
         }
         Path target;
         try {
@@ -239,7 +287,9 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             case DIRECTORY -> directory(e, target);
             case FILE -> {
                 if ((flags & TreeFormat.F_DATA) != 0) {
-                    open(id, new OpenFile(e, target, flags, false));
+                    OpenFile f = new OpenFile(e, target, flags, false);
+                    open(id, f);
+                    f.gather();
                 } else {
                     keep(e, target, flags);
                 }
@@ -345,6 +395,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             BasicFileAttributes a = attributes(path.isEmpty() ? target : null, target);
             if (a == null) {
                 Files.createDirectory(target);
+                createdDirectories.add(path);
             } else if (!a.isDirectory()) {
                 if (path.isEmpty()) {
                     throw ConnectorException.sink(ConnectorException.Reason.NOT_A_FILE, "cannot write " + dest
@@ -353,6 +404,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 // A file or link in the way of a directory is replaced, as rsync does.
                 Files.delete(target);
                 Files.createDirectory(target);
+                createdDirectories.add(path);
             }
         } catch (IOException x) {
             fatalIfFull(path, x);
@@ -401,6 +453,9 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private void symlink(TreeEntry e, Path target) throws IOException {
         Path temp = null;
         try {
+            if (fresh(e.path()) && createDirectly(target, e)) {
+                return;
+            }
             if (Files.isSymbolicLink(target) && Files.readSymbolicLink(target).toString().equals(e.link())) {
                 times(target, e.mtimeNanos(), true);
             } else {
@@ -419,7 +474,29 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         listener.onDone(e, 0);
     }
 
+    /**
+     * Creates a link under its own name in a directory this sink created; false when that name
+     * is taken (the stream listed it before), and the link goes the usual way.
+     */
+    private boolean createDirectly(Path target, TreeEntry e) throws IOException {
+        try {
+            Files.createSymbolicLink(target, target.getFileSystem().getPath(e.link()));
+        } catch (FileAlreadyExistsException taken) {
+            return false;
+        }
+        try {
+            times(target, e.mtimeNanos(), true);
+        } catch (IOException x) {
+            deleteQuietly(target);
+            throw x;
+        }
+        symlinks++;
+        listener.onDone(e, 0);
+        return true;
+    }
+
     private void hardLink(TreeEntry e, Path target) throws IOException {
+        awaitWriters();   // the file it names may still be with a writer
         Boolean arrived = linkTargets.get(e.link());
         if (arrived == null) {
             throw malformed("hard link '" + e.path() + "' names '" + e.link()
@@ -464,15 +541,25 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         return f;
     }
 
-    /** A file being received: written under a temporary name, renamed on its verified end. */
+    /**
+     * A file being received. A small one is gathered in memory and handed to a writer thread on
+     * its verified end; a larger one is written as its data arrives. Either is created under its
+     * own name in a directory this sink created, else under a temporary name renamed on its
+     * verified end.
+     */
     private final class OpenFile {
         final TreeEntry entry;
         final Path target;
         final int flags;
         final boolean ignored;
+        /** Whether its directory is one this sink created (decided here: the writers do not read the set). */
+        final boolean fresh;
         final CRC32C crc = new CRC32C();
-        Path temp;
+        /** What is being written: the target, or a temporary name; null before the first write. */
+        Path path;
         FileChannel channel;
+        /** A small file's contents, until a writer has written them. */
+        ByteBuffer gathered;
         long received;
         boolean endsInHole;
         String localFailure;
@@ -482,8 +569,20 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             this.target = target;
             this.flags = flags;
             this.ignored = ignored;
+            this.fresh = !ignored && fresh(entry.path());
             if (ignored) {
                 localFailure = "not written";
+            }
+        }
+
+        /** Makes this a file a writer thread writes, if it is small and the budget allows. */
+        void gather() throws IOException {
+            if (options.writerThreads() == 0 || entry.size() > QUEUED_MAX) {
+                return;
+            }
+            if (reserve()) {
+                ByteBuffer b = buffers.poll();
+                gathered = (b != null ? b : ByteBuffer.allocateDirect(QUEUED_MAX)).clear().limit((int) entry.size());
             }
         }
 
@@ -505,6 +604,11 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             if (localFailure != null) {
                 return;
             }
+            if (gathered != null) {
+                gathered.put((int) at, data, data.position(), data.remaining());
+                data.position(data.limit());
+                return;
+            }
             try {
                 create();
                 while (data.hasRemaining()) {
@@ -523,19 +627,31 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 crc.update(ZEROS.slice(0, n));
                 left -= n;
             }
+            if (gathered != null) {
+                for (long at = received; at < received + count; ) {
+                    int n = (int) Math.min(received + count - at, ZEROS.capacity());
+                    gathered.put((int) at, ZEROS, 0, n);   // a reused buffer: the zeros are written
+                    at += n;
+                }
+            }
             received += count;
             endsInHole = true;
         }
 
         private void create() throws IOException {
             if (channel == null) {
-                temp = temporary(target);
-                channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                Output out = createFile(target, fresh);
+                path = out.path();
+                channel = out.channel();
             }
         }
 
-        /** Sets mode and time, renames into place. */
+        /** Queues a gathered file for a writer; writes out any other: mode, time, name. */
         void commit() throws IOException {
+            if (gathered != null) {
+                queue(this);
+                return;
+            }
             try {
                 create();
                 if (endsInHole) {
@@ -546,16 +662,8 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                     channel.force(true);
                 }
                 channel.close();
-                Set<PosixFilePermission> perms = permissions(entry.mode());
-                if (createdPermissions == null) {
-                    createdPermissions = Files.getPosixFilePermissions(temp, NOFOLLOW);
-                }
-                if (!perms.equals(createdPermissions)) {
-                    Files.setPosixFilePermissions(temp, perms);
-                }
-                times(temp, entry.mtimeNanos(), false);
-                into(temp, target);
-                temp = null;
+                place(path, target, entry);
+                path = null;
             } catch (IOException x) {
                 closeAndDelete();
                 fatalIfFull(entry.path(), x);
@@ -569,9 +677,13 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             listener.onDone(entry, received);
         }
 
-        /** Closes and removes the temporary file; true when there was one. */
+        /** Closes and removes what was written, or gives back a gathered file's budget; true when a file was there. */
         boolean discard() {
-            boolean had = temp != null;
+            if (gathered != null) {
+                release(gathered);
+                gathered = null;
+            }
+            boolean had = path != null;
             closeAndDelete();
             return had;
         }
@@ -584,8 +696,176 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                     // Removed next.
                 }
             }
-            deleteQuietly(temp);
-            temp = null;
+            deleteQuietly(path);
+            path = null;
+        }
+    }
+
+    /**
+     * Creates an empty file for {@code target}: under its own name when its directory is one
+     * this sink created and the name is free (a name taken there was listed twice by the
+     * stream, and is replaced as anywhere else), else under a fresh temporary name beside it.
+     * Both exclusively: nothing is followed or overwritten. Any thread.
+     */
+    private static Output createFile(Path target, boolean fresh) throws IOException {
+        if (fresh) {
+            try {
+                return new Output(target, FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
+            } catch (FileAlreadyExistsException taken) {
+                // Replaced as below.
+            }
+        }
+        Path temp = temporary(target);
+        return new Output(temp, FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
+    }
+
+    /** A file just created, and where. */
+    private record Output(Path path, FileChannel channel) {
+    }
+
+    /** Gives a written file its mode and time and, written under a temporary name, its name. Any thread. */
+    private void place(Path file, Path target, TreeEntry entry) throws IOException {
+        Set<PosixFilePermission> perms = permissions(entry.mode());
+        Set<PosixFilePermission> created = createdPermissions;
+        if (created == null) {
+            created = Files.getPosixFilePermissions(file, NOFOLLOW);
+            createdPermissions = created;
+        }
+        if (!perms.equals(created)) {
+            Files.setPosixFilePermissions(file, perms);
+        }
+        times(file, entry.mtimeNanos(), false);
+        if (!file.equals(target)) {
+            into(file, target);
+        }
+    }
+
+    // ---- writer threads --------------------------------------------------------------------
+
+    /** What a writer thread did with a file: {@code failure} null when it is in place. */
+    private record Written(OpenFile file, Exception failure) {
+    }
+
+    /**
+     * Takes a place for a small file, waiting for the writers while they hold some; false when
+     * files still arriving hold them all, and this one is written as its data arrives.
+     */
+    private boolean reserve() throws IOException {
+        while (!budget.tryAcquire()) {
+            if (queued.isEmpty()) {
+                return false;
+            }
+            awaitOne();
+        }
+        return true;
+    }
+
+    private void queue(OpenFile f) throws IOException {
+        if (writers == null) {
+            int n = options.writerThreads();
+            AtomicInteger count = new AtomicInteger();
+            writers = new ThreadPoolExecutor(n, n, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+                Thread t = new Thread(r, "rdflux-tree-writer-" + count.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        queued.add(f.entry.path());
+        writers.execute(() -> written.add(writeGathered(f)));
+    }
+
+    /** On a writer thread: writes a gathered file and puts it in place, or removes what it wrote. */
+    private Written writeGathered(OpenFile f) {
+        Path path = null;
+        try {
+            Output out = createFile(f.target, f.fresh);
+            path = out.path();
+            try (FileChannel ch = out.channel()) {
+                ByteBuffer b = f.gathered;
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+                if (options.io().fsync()) {
+                    ch.force(true);
+                }
+            }
+            place(path, f.target, f.entry);
+            return new Written(f, null);
+        } catch (IOException | RuntimeException x) {
+            deleteQuietly(path);
+            return new Written(f, x);
+        } finally {
+            release(f.gathered);
+            f.gathered = null;
+        }
+    }
+
+    private void release(ByteBuffer b) {
+        buffers.offer(b);
+        budget.release();
+    }
+
+    /** Reports what the writers have finished. */
+    private void drain() {
+        for (Written w; (w = written.poll()) != null; ) {
+            done(w);
+        }
+    }
+
+    private void done(Written w) {
+        OpenFile f = w.file();
+        queued.remove(f.entry.path());
+        if (w.failure() == null) {
+            files++;
+            bytes += f.received;
+            linkTarget(f, true);
+            listener.onDone(f.entry, f.received);
+        } else {
+            fatalIfFull(f.entry.path(), w.failure());
+            linkTarget(f, false);
+            failed(f.entry.path(), "cannot write it: " + phrase(w.failure()));
+        }
+    }
+
+    /** Waits until every queued file is in place or failed, and reports them. */
+    private void awaitWriters() throws IOException {
+        while (!queued.isEmpty()) {
+            awaitOne();
+        }
+    }
+
+    private void awaitOne() throws IOException {
+        try {
+            Written w;
+            // No deadline: a writer is at a system call on a local file, as this thread would be.
+            while ((w = written.poll(1, TimeUnit.SECONDS)) == null) {
+                continue;
+            }
+            done(w);
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while small files were being written");
+        }
+    }
+
+    /**
+     * Stops the writers once the files queued are in place: they arrived whole and verified,
+     * so they stay, like the files written before a failure. Past a bound, the writers are
+     * interrupted: a file being written then removes what it wrote, queued ones are dropped.
+     */
+    private void stopWriters() {
+        if (writers == null) {
+            return;
+        }
+        writers.shutdown();
+        try {
+            if (!writers.awaitTermination(30, TimeUnit.SECONDS)) {
+                writers.shutdownNow();
+                writers.awaitTermination(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException x) {
+            writers.shutdownNow();
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -654,6 +934,11 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     }
 
     // ---- helpers ---------------------------------------------------------------------------
+
+    /** Whether the entry at {@code path} (not the root) is in a directory this sink created. */
+    private boolean fresh(String path) {
+        return !path.isEmpty() && createdDirectories.contains(TreeFormat.parent(path));
+    }
 
     private Path resolve(String path) {
         return path.isEmpty() ? dest : dest.resolve(path);

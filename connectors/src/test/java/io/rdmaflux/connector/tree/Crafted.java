@@ -85,6 +85,15 @@ final class Crafted {
         });
     }
 
+    Crafted hole(int id, long count) {
+        return run(() -> {
+            out.writeByte(3);
+            out.writeInt(12);
+            out.writeInt(id);
+            out.writeLong(count);
+        });
+    }
+
     Crafted fileEnd(int id, int status, long length, int crc, String reason) {
         byte[] r = reason.getBytes(StandardCharsets.UTF_8);
         if (status == 0) {

@@ -32,7 +32,7 @@ public final class TreeSinkPlugin implements SinkPlugin {
 
     @Override
     public String description() {
-        return "Writes a tree stream: each file under a temporary name, renamed once verified; failed files reported by name.";
+        return "Writes a tree stream: each file verified before it gets its mode and time (under a temporary name, renamed, where the directory existed); failed files reported by name.";
     }
 
     @Override
