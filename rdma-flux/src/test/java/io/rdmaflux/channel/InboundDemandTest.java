@@ -2,6 +2,8 @@ package io.rdmaflux.channel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static io.rdmaflux.channel.TestData.awaitSteadyZero;
+import static io.rdmaflux.channel.TestData.awaitZero;
 
 import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
@@ -190,29 +192,5 @@ class InboundDemandTest {
         c.release();
         assertThatThrownBy(c::release).isInstanceOf(IllegalStateException.class).hasMessageContaining("twice");
         assertThatThrownBy(c::buffer).isInstanceOf(IllegalStateException.class);
-    }
-
-    /** Waits until the count has read zero five times in a row, 10 ms apart. */
-    static void awaitSteadyZero(java.util.function.IntSupplier count, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        int zeros = 0;
-        while (zeros < 5 && System.nanoTime() < deadline) {
-            zeros = count.getAsInt() == 0 ? zeros + 1 : 0;
-            Thread.sleep(10);
-        }
-        assertThat(zeros).as(what + ": never steadily zero; now " + count.getAsInt()).isEqualTo(5);
-    }
-
-    static void awaitZero(java.util.function.IntSupplier count, String what) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (count.getAsInt() != 0 && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-        assertThat(count.getAsInt()).as(what).isZero();
     }
 }
