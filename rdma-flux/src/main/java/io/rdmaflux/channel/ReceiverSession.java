@@ -332,12 +332,8 @@ final class ReceiverSession extends SessionBase {
                             "receiver cancelled the stream " + progress())), CANCEL_GRACE_MS, TimeUnit.MILLISECONDS);
                 }
             })
-            .doOnDiscard(Chunk.class, Chunk::releaseQuietly)
             // The session outlives a cancelled subscriber by a few seconds; don't keep it alive.
-            // hide(): lift over a fuseable source would hand downstream a subscription that
-            // must support fusion, which DetachOnCancel does not.
-            .hide()
-            .transform(Operators.<Chunk, Chunk>lift((scannable, actual) -> new DetachOnCancel(actual)));
+            .transform(DetachOnCancel::edge);
         }
     }
 }
