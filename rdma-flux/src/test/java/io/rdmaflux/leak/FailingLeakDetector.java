@@ -19,6 +19,14 @@ public final class FailingLeakDetector<T> extends ResourceLeakDetector<T> {
         installed = true;
     }
 
+    /**
+     * The signature Netty's factory looks for first; without it the factory logs a SEVERE
+     * "could not load" before it finds the other one. {@code maxActive} is unused, as in Netty.
+     */
+    public FailingLeakDetector(Class<?> resourceType, int samplingInterval, long maxActive) {
+        this(resourceType, samplingInterval);
+    }
+
     /** Whether Netty made one of these (for its buffers, once they are first used). */
     static boolean installed() {
         return installed;
