@@ -46,8 +46,8 @@ class CodecsE2ETest {
     void zstdAndEncryptionRoundTripWithRatioReported() throws IOException {
         Path in = compressible(40L << 20);
         Path out = dir.resolve("out.txt");
-        int port = Tool.freePort();
-        Tool r = Tool.start(dir, "rdrecv", "-v", "--require-encryption", Integer.toString(port), "k", out.toString());
+        Tool r = Tool.start(dir, "rdrecv", "-v", "--require-encryption", "0", "k", out.toString());
+        int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", "-v", "--zstd", "--encrypt", "127.0.0.1", Integer.toString(port), "k", in.toString());
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
@@ -55,7 +55,7 @@ class CodecsE2ETest {
         // The chain announces zstd's block: the default 1 MiB frame less both stages' record overhead.
         String chain = "codecs: zstd:1;level=1;block=" + ((1 << 20) - 9 - 29) + ",aes-256-gcm:1";
         assertThat(s.err()).contains(chain).contains("AES-256-GCM:").contains("ratio 0.");
-        assertThat(r.err()).contains(chain).contains("AES-256-GCM:").contains("ratio 0.");
+        assertThat(r.messages()).contains(chain).contains("AES-256-GCM:").contains("ratio 0.");
     }
 
     @Test
@@ -63,8 +63,8 @@ class CodecsE2ETest {
         Path in = Files2.random(dir.resolve("in.bin"), (3L << 20) + 17, 4);
         for (String[] flags : new String[][] {{"--zstd=3"}, {"--encrypt"}, {"--zstd=-3", "--encrypt"}}) {
             Path out = dir.resolve("out.bin");
-            int port = Tool.freePort();
-            Tool r = Tool.start(dir, "rdrecv", Integer.toString(port), "k", out.toString());
+            Tool r = Tool.start(dir, "rdrecv", "0", "k", out.toString());
+            int port = r.listeningPort();
             String[] args = new String[flags.length + 4];
             System.arraycopy(flags, 0, args, 0, flags.length);
             System.arraycopy(new String[] {"127.0.0.1", Integer.toString(port), "k", in.toString()}, 0, args, flags.length, 4);
@@ -79,12 +79,12 @@ class CodecsE2ETest {
     void aPlainStreamIsRefusedWhenEncryptionIsRequired() throws IOException {
         Path in = compressible(100_000);
         Path out = dir.resolve("out.txt");
-        int port = Tool.freePort();
-        Tool r = Tool.start(dir, "rdrecv", "--require-encryption", Integer.toString(port), "k", out.toString());
+        Tool r = Tool.start(dir, "rdrecv", "--require-encryption", "0", "k", out.toString());
+        int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", "--zstd", "127.0.0.1", Integer.toString(port), "k", in.toString());
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.DATA);
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.DATA);
-        assertThat(r.err()).contains("did not encrypt").hasLineCount(1);
+        assertThat(r.messages()).contains("did not encrypt").hasLineCount(1);
         assertThat(s.err()).contains("did not encrypt").hasLineCount(1);
         assertThat(out).doesNotExist();
     }
@@ -107,8 +107,8 @@ class CodecsE2ETest {
         Path in = Files2.random(dir.resolve("in.bin"), 8L << 20, 8);
         Path out = dir.resolve("out.bin");
         for (long offset : new long[] {1_500_000, 4_000_000}) {
-            int port = Tool.freePort();
-            Tool r = Tool.start(dir, "rdrecv", Integer.toString(port), "k", out.toString());
+            Tool r = Tool.start(dir, "rdrecv", "0", "k", out.toString());
+            int port = r.listeningPort();
             try (FlippingProxy proxy = new FlippingProxy(port, offset)) {
                 Tool s = Tool.start(dir, "rdsend", flag, "127.0.0.1", Integer.toString(proxy.port()), "k", in.toString());
                 int receiver = r.exitCode(LIMIT);
@@ -116,7 +116,7 @@ class CodecsE2ETest {
                 assertThat(proxy.flipped()).as("the proxy flipped a bit").isTrue();
                 assertThat(receiver).as("rdrecv: %s", r.err()).isEqualTo(code);
                 assertThat(sender).as("rdsend: %s", s.err()).isEqualTo(code);
-                assertThat(r.err()).hasLineCount(1).doesNotContain("Exception");
+                assertThat(r.messages()).hasLineCount(1).doesNotContain("Exception");
                 assertThat(s.err()).hasLineCount(1).doesNotContain("Exception");
             }
             assertThat(out).doesNotExist();

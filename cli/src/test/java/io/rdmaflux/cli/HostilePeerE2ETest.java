@@ -49,18 +49,6 @@ class HostilePeerE2ETest {
         return new InetSocketAddress("127.0.0.1", port);
     }
 
-    /** Waits until something listens on {@code port} (the probe is itself a connection that gives up at once). */
-    private static void awaitListening(int port) {
-        for (int i = 0; i < 600; i++) {
-            try (Socket s = new Socket("127.0.0.1", port)) {
-                return;
-            } catch (IOException e) {
-                sleep(100);
-            }
-        }
-        throw new AssertionError("nothing listens on " + port);
-    }
-
     private static void sleep(long ms) {
         try {
             Thread.sleep(ms);
@@ -89,9 +77,8 @@ class HostilePeerE2ETest {
     void peersThatFailTheHandshakeAreForgottenAndTheRealSenderServed() throws IOException {
         Path in = Files2.random(dir.resolve("in.bin"), 3_000_000, 1);
         Path out = dir.resolve("out.bin");
-        int port = Tool.freePort();
-        Tool r = Tool.start(dir, "rdrecv", "-v", "--transport", "tcp", Integer.toString(port), "key1", out.toString());
-        awaitListening(port);
+        Tool r = Tool.start(dir, "rdrecv", "-v", "--transport", "tcp", "0", "key1", out.toString());
+        int port = r.listeningPort();
         try (RawPeer junk = RawPeer.connect(at(port))) {
             junk.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             assertThat(lastError(junk.readUntilClosed())).isEqualTo(ErrorCode.VERSION);
@@ -122,7 +109,7 @@ class HostilePeerE2ETest {
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
         assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
-        assertThat(r.err()).as("rdrecv -v names the connections it ignored").contains("ignored a connection")
+        assertThat(r.messages()).as("rdrecv -v names the connections it ignored").contains("ignored a connection")
                 .contains("authentication failed").contains("not an rdma-flux");
     }
 
@@ -182,10 +169,9 @@ class HostilePeerE2ETest {
     void aSecondSenderIsRefusedAsBusyAndTheOutputIsExactlyTheFirstStream() throws IOException {
         Path out = dir.resolve("out.bin");
         Path other = Files2.random(dir.resolve("other.bin"), 3_000_000, 2);
-        int port = Tool.freePort();
         Tool r = Tool.start(dir, "rdrecv", PIPE, ProcessBuilder.Redirect.to(out.toFile()), Map.of(),
-                "--transport", "tcp", Integer.toString(port), "key1");
-        awaitListening(port);
+                "--transport", "tcp", "0", "key1");
+        int port = r.listeningPort();
         PacedSend first = new PacedSend(port).write(2_000_000);
         awaitOutput(out);
         Tool second = Tool.start(dir, "rdsend", "--transport", "tcp", "127.0.0.1", Integer.toString(port), "key1",
@@ -201,10 +187,9 @@ class HostilePeerE2ETest {
     @Test
     void floodsOfIdleConnectionsAndEarlyDataChangeNothingAndCostLittle() throws IOException {
         Path out = dir.resolve("out.bin");
-        int port = Tool.freePort();
         Tool r = Tool.start(dir, "rdrecv", PIPE, ProcessBuilder.Redirect.to(out.toFile()), Map.of(),
-                "--transport", "tcp", Integer.toString(port), "key1");
-        awaitListening(port);
+                "--transport", "tcp", "0", "key1");
+        int port = r.listeningPort();
         List<RawPeer> flood = new ArrayList<>();
         try {
             // Before any sender: the receiver holds a few of these in their handshake and
@@ -264,9 +249,8 @@ class HostilePeerE2ETest {
 
     /** rdsend FILE through a relay to rdrecv OUT; both exit codes. */
     private Ends relayed(FrameRelay.Rule rule, Path in, Path out, String... senderFlags) {
-        int port = Tool.freePort();
-        Tool r = Tool.start(dir, "rdrecv", "--transport", "tcp", Integer.toString(port), "key1", out.toString());
-        awaitListening(port);
+        Tool r = Tool.start(dir, "rdrecv", "--transport", "tcp", "0", "key1", out.toString());
+        int port = r.listeningPort();
         try (FrameRelay relay = FrameRelay.start(at(port), rule)) {
             List<String> args = new ArrayList<>(List.of("--transport", "tcp"));
             args.addAll(Arrays.asList(senderFlags));
@@ -275,7 +259,7 @@ class HostilePeerE2ETest {
             int sc = s.exitCode(LIMIT);
             int rc = r.exitCode(LIMIT);
             assertThat(relay.failures()).isEmpty();
-            return new Ends(sc, rc, s.err(), r.err());
+            return new Ends(sc, rc, s.err(), r.messages());
         }
     }
 

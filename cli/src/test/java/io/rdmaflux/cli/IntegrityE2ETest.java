@@ -36,8 +36,8 @@ class IntegrityE2ETest {
     @Test
     void anInputFileThatShrinksWhileItIsSentFailsBothSides() throws Exception {
         Path in = Files2.random(dir.resolve("in.bin"), 100_000_000, 41);
-        int port = Tool.freePort();
-        Tool r = Tool.start(dir, "rdrecv", Integer.toString(port), "k");
+        Tool r = Tool.start(dir, "rdrecv", "0", "k");
+        int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", "127.0.0.1", Integer.toString(port), "k", in.toString());
         long received = 0;
         try (InputStream out = r.process.getInputStream()) {
@@ -56,7 +56,7 @@ class IntegrityE2ETest {
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.NO_INPUT);
         assertThat(s.err()).contains("the file shrank while it was sent (100000000 bytes announced, it ended after "
                 + "20000000)").hasLineCount(1);
-        assertThat(r.err()).contains("sender reported: cannot read").contains("shrank").hasLineCount(1);
+        assertThat(r.messages()).contains("sender reported: cannot read").contains("shrank").hasLineCount(1);
         assertThat(received).isLessThanOrEqualTo(20_000_000);
     }
 
@@ -82,11 +82,8 @@ class IntegrityE2ETest {
     }
 
     private void transfer(Path in, Path out, String... flags) {
-        int port = Tool.freePort();
-        String[] recv = concat(flags, Integer.toString(port), "k", out.toString());
-        String[] send = concat(flags, "127.0.0.1", Integer.toString(port), "k", in.toString());
-        Tool r = Tool.start(dir, "rdrecv", recv);
-        Tool s = Tool.start(dir, "rdsend", send);
+        Tool r = Tool.start(dir, "rdrecv", concat(flags, "0", "k", out.toString()));
+        Tool s = Tool.start(dir, "rdsend", concat(flags, "127.0.0.1", Integer.toString(r.listeningPort()), "k", in.toString()));
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
     }
@@ -110,8 +107,8 @@ class IntegrityE2ETest {
     void largeFramesSurviveAConsumerThatStopsReading() throws Exception {
         // 16 slots of 16 MiB fill while the reader pauses: every ring slot gets allocated.
         Path in = Files2.random(dir.resolve("in.bin"), 320L << 20, 45);
-        int port = Tool.freePort();
-        Tool r = Tool.start(dir, "rdrecv", "--frame-size", "16M", Integer.toString(port), "k");
+        Tool r = Tool.start(dir, "rdrecv", "--frame-size", "16M", "0", "k");
+        int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", "--frame-size", "16M", "127.0.0.1", Integer.toString(port), "k", in.toString());
         String digest;
         try (InputStream out = r.process.getInputStream()) {
@@ -157,7 +154,7 @@ class IntegrityE2ETest {
     void withTheKeyInTheEnvironmentABareWordAfterThePortIsNotTakenForAFile() throws IOException {
         Tool r = Tool.start(dir, "rdrecv", PIPE, PIPE, Map.of("RDFLUX_KEY", "secret"), "1", "secret");
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.USAGE);
-        assertThat(r.err()).contains("rdrecv: is 'secret' the key or the file to write? RDFLUX_KEY gives the key, "
+        assertThat(r.messages()).contains("rdrecv: is 'secret' the key or the file to write? RDFLUX_KEY gives the key, "
                 + "so FILE is expected there: leave 'secret' out to write standard output, or write ./secret to name a file");
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(files.map(p -> p.getFileName().toString())).doesNotContain("secret");
@@ -169,14 +166,14 @@ class IntegrityE2ETest {
         Path in = Files2.random(dir.resolve("in.bin"), 10_000, 47);
         Path key = Files.writeString(dir.resolve("key"), "k\n");
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
-        int port = Tool.freePort();
-        Tool r = Tool.start(dir, "rdrecv", "--key-file", key.toString(), Integer.toString(port), dir.resolve("out").toString());
+        Tool r = Tool.start(dir, "rdrecv", "--key-file", key.toString(), "0", dir.resolve("out").toString());
+        int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", "--key-file", key.toString(), "127.0.0.1", Integer.toString(port), in.toString());
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
         String warning = "warning: key file " + key + " can be read by other users (rw-r--r--): restrict it with chmod 600 " + key;
         assertThat(s.err()).isEqualTo("rdsend: " + warning + "\n");
-        assertThat(r.err()).isEqualTo("rdrecv: " + warning + "\n");
+        assertThat(r.messages()).isEqualTo("rdrecv: " + warning + "\n");
 
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
         Tool quiet = Tool.start(dir, "rdsend", "--key-file", key.toString(), "--connect-timeout", "0", "127.0.0.1",
@@ -196,7 +193,7 @@ class IntegrityE2ETest {
         try {
             Tool r = Tool.start(dir, "rdrecv", Integer.toString(Tool.freePort()), "k", ro.resolve("out.bin").toString());
             assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.CANT_CREATE);
-            assertThat(r.err()).contains("cannot write " + ro.resolve("out.bin"))
+            assertThat(r.messages()).contains("cannot write " + ro.resolve("out.bin"))
                     .contains(mounted ? "read-only file system" : "permission denied").hasLineCount(1);
         } finally {
             if (mounted) {
@@ -212,11 +209,9 @@ class IntegrityE2ETest {
         Path in = Files2.random(dir.resolve("in.bin"), 1_000_000, 49);
         Path gone = Files.createDirectory(dir.resolve("gone"));
         Tool r = Tool.start(dir, "rdrecv", "0", "k", gone.resolve("out.bin").toString());
-        InterruptE2ETest.awaitLine(r, "listening on");
+        int port = r.listeningPort();
         Files.delete(gone);
-        Matcher port = Pattern.compile("listening on .*:(\\d+)").matcher(r.err());
-        assertThat(port.find()).isTrue();
-        Tool s = Tool.start(dir, "rdsend", "127.0.0.1", port.group(1), "k", in.toString());
+        Tool s = Tool.start(dir, "rdsend", "127.0.0.1", Integer.toString(port), "k", in.toString());
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.IO);
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.IO);
         assertThat(s.err()).contains("receiver reported: cannot write " + gone.resolve("out.bin")

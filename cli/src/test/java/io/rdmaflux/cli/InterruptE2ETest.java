@@ -34,8 +34,8 @@ class InterruptE2ETest {
         assumeTrue(onPath("pv"), "pv is not installed (.ci/run installs it)");
         Path in = Files2.random(dir.resolve("in.bin"), 32L << 20, 31);
         Path out = dir.resolve("out.bin");
-        int port = Tool.freePort();
-        Tool r = Tool.start(dir, "rdrecv", Integer.toString(port), "k", out.toString());
+        Tool r = Tool.start(dir, "rdrecv", "0", "k", out.toString());
+        int port = r.listeningPort();
         // As in a terminal: Ctrl-C reaches cat, pv and rdsend at once, and cat's death ends
         // rdsend's input. The braces keep rdsend's own status: the trap lets that subshell
         // outlive the signal, and a trapped signal is reset to the default in rdsend.
@@ -46,7 +46,7 @@ class InterruptE2ETest {
         job.exitCode(LIMIT);
 
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.TEMP_FAIL);
-        assertThat(r.err()).contains("sender reported: sender interrupted by SIGINT").hasLineCount(1);
+        assertThat(r.messages()).contains("sender reported: sender interrupted by SIGINT").hasLineCount(1);
         assertThat(Files.readString(dir.resolve("send.status")).trim()).as("rdsend's status; stderr: %s",
                 Files.readString(dir.resolve("send.err"))).isEqualTo(Integer.toString(ExitCode.INTERRUPTED));
         assertThat(Files.readString(dir.resolve("send.err"))).contains("interrupted by SIGINT");
@@ -58,14 +58,14 @@ class InterruptE2ETest {
     @CsvSource({"INT, 130", "TERM, 143", "HUP, 129"})
     void aSignalToTheReceiverCancelsTheStreamAndTellsTheSender(String signal, int status) throws Exception {
         Path out = dir.resolve("out.bin");
-        int port = Tool.freePort();
-        Tool r = Tool.start(dir, "rdrecv", Integer.toString(port), "k", out.toString());
+        Tool r = Tool.start(dir, "rdrecv", "0", "k", out.toString());
+        int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", "127.0.0.1", Integer.toString(port), "k");
         feedUntilWritten(s, "out.bin", () -> {
             r.signal(signal);
             assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(status);
         });
-        assertThat(r.err()).contains("receiver interrupted by SIG" + signal).contains("partial file removed")
+        assertThat(r.messages()).contains("receiver interrupted by SIG" + signal).contains("partial file removed")
                 .hasLineCount(1);
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.TEMP_FAIL);
         assertThat(s.err()).contains("receiver reported: receiver interrupted by SIG" + signal).hasLineCount(1);
@@ -79,14 +79,14 @@ class InterruptE2ETest {
         awaitLine(r, "listening on");
         r.signal("INT");
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.INTERRUPTED);
-        assertThat(r.err().lines().toList()).last().isEqualTo("rdrecv: interrupted by SIGINT");
+        assertThat(r.messages().lines().toList()).last().isEqualTo("rdrecv: interrupted by SIGINT");
     }
 
     @Test
     void aKilledReceiversPartialFileIsRemovedByTheNextRun() throws Exception {
         Path out = dir.resolve("out.bin");
-        int port = Tool.freePort();
-        Tool r = Tool.start(dir, "rdrecv", Integer.toString(port), "k", out.toString());
+        Tool r = Tool.start(dir, "rdrecv", "0", "k", out.toString());
+        int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", "127.0.0.1", Integer.toString(port), "k");
         feedUntilWritten(s, "out.bin", () -> r.signal("KILL"));
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.TEMP_FAIL);

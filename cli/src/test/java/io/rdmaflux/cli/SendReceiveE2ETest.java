@@ -42,14 +42,14 @@ class SendReceiveE2ETest {
         long size = 300L * 1024 * 1024 + 12345;
         Path in = Files2.random(dir.resolve("in.bin"), size, 1);
         Path out = dir.resolve("out.bin");
-        int port = Tool.freePort();
-        Tool r = recv("-v", "--transport", "tcp", Integer.toString(port), "key1", out.toString());
+        Tool r = recv("-v", "--transport", "tcp", "0", "key1", out.toString());
+        int port = r.listeningPort();
         Tool s = send("-v", "--transport", "tcp", "127.0.0.1", Integer.toString(port), "key1", in.toString());
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
         assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
         assertThat(s.err()).contains("Bandwidth").contains("GB/s");
-        assertThat(r.err()).contains("Bandwidth");
+        assertThat(r.messages()).contains("Bandwidth");
         assertThat(s.peakRssMiB()).as("sender peak RSS (MiB)").isLessThan(300);
         assertThat(r.peakRssMiB()).as("receiver peak RSS (MiB)").isLessThan(300);
     }
@@ -59,9 +59,9 @@ class SendReceiveE2ETest {
     void stdinToStdoutKeepsEveryByte(long size) throws IOException {
         Path in = Files2.random(dir.resolve("in.bin"), size, size);
         Path out = dir.resolve("out.bin");
-        int port = Tool.freePort();
         Tool r = Tool.start(dir, "rdrecv", PIPE, ProcessBuilder.Redirect.to(out.toFile()), Map.of(),
-                Integer.toString(port), "k");
+                "0", "k");
+        int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", ProcessBuilder.Redirect.from(in.toFile()), PIPE, Map.of(),
                 "127.0.0.1", Integer.toString(port), "k");
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
@@ -69,7 +69,7 @@ class SendReceiveE2ETest {
         assertThat(Files.size(out)).isEqualTo(size);
         assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
         assertThat(s.err()).isEmpty();
-        assertThat(r.err()).isEmpty();
+        assertThat(r.messages()).isEmpty();
     }
 
     @Test
@@ -77,9 +77,9 @@ class SendReceiveE2ETest {
         Path in = Files2.random(dir.resolve("in.bin"), 100_000, 5);
         Path out = dir.resolve("out.bin");
         Path keyFile = Files.writeString(dir.resolve("key"), "from-a-file\n");
-        int port = Tool.freePort();
         Tool r = Tool.start(dir, "rdrecv", PIPE, PIPE, Map.of("RDFLUX_KEY", "from-a-file"),
-                Integer.toString(port), out.toString());
+                "0", out.toString());
+        int port = r.listeningPort();
         Tool s = send("--key-file", keyFile.toString(), "127.0.0.1", Integer.toString(port), in.toString());
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
@@ -90,8 +90,8 @@ class SendReceiveE2ETest {
     void slowConsumerKeepsBothProcessesBounded() throws Exception {
         long size = 96L * 1024 * 1024;
         Path in = Files2.random(dir.resolve("in.bin"), size, 9);
-        int port = Tool.freePort();
-        Tool r = recv(Integer.toString(port), "k");
+        Tool r = recv("0", "k");
+        int port = r.listeningPort();
         Tool s = send("127.0.0.1", Integer.toString(port), "k", in.toString());
         // Read the receiver's stdout slowly: about 20 MB/s.
         String digest;
@@ -120,8 +120,8 @@ class SendReceiveE2ETest {
     void wrongKeyFailsTheSenderAndTheReceiverWaitsForTheRightOne() {
         Path in = Files2.random(dir.resolve("in.bin"), 10_000, 2);
         Path out = dir.resolve("out.bin");
-        int port = Tool.freePort();
-        Tool r = recv("-v", Integer.toString(port), "right", out.toString());
+        Tool r = recv("-v", "0", "right", out.toString());
+        int port = r.listeningPort();
         Tool s = send("127.0.0.1", Integer.toString(port), "wrong", in.toString());
         assertThat(s.exitCode(LIMIT)).isEqualTo(ExitCode.NO_PERMISSION);
         assertThat(s.err()).contains("authentication failed").doesNotContain("Exception").hasLineCount(1);
@@ -132,7 +132,7 @@ class SendReceiveE2ETest {
         assertThat(right.exitCode(LIMIT)).as("rdsend: %s", right.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
         assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
-        assertThat(r.err()).contains("authentication failed").doesNotContain("Exception");
+        assertThat(r.messages()).contains("authentication failed").doesNotContain("Exception");
     }
 
     @Test
@@ -146,19 +146,17 @@ class SendReceiveE2ETest {
 
     @Test
     void receiverTimeoutEndsTheWaitForASender() {
-        int port = Tool.freePort();
-        Tool r = recv("--timeout", "1", Integer.toString(port), "k", dir.resolve("out.bin").toString());
+        Tool r = recv("--timeout", "1", "0", "k", dir.resolve("out.bin").toString());
         assertThat(r.exitCode(LIMIT)).isEqualTo(ExitCode.TEMP_FAIL);
-        assertThat(r.err()).contains("no sender arrived within 1 s").hasLineCount(1);
+        assertThat(r.messages()).contains("no sender arrived within 1 s").hasLineCount(1);
         assertThat(dir.resolve("out.bin")).doesNotExist();
     }
 
     @Test
     void receiverTimeoutDoesNotCutAStreamThatTakesLonger() throws Exception {
-        int port = Tool.freePort();
         Path out = dir.resolve("out.bin");
-        Tool r = recv("--timeout", "2", Integer.toString(port), "k", out.toString());
-        Tool s = send("127.0.0.1", Integer.toString(port), "k");
+        Tool r = recv("--timeout", "2", "0", "k", out.toString());
+        Tool s = send("127.0.0.1", Integer.toString(r.listeningPort()), "k");
         // The sender's stdin trickles for about 5 s: the stream outlives the receiver's timeout.
         byte[] sent = new byte[5 * 4096];
         new java.util.Random(11).nextBytes(sent);
@@ -177,8 +175,8 @@ class SendReceiveE2ETest {
     @Test
     void senderKilledMidStreamFailsTheReceiverAndRemovesThePartialFile() throws Exception {
         Path out = dir.resolve("out.bin");
-        int port = Tool.freePort();
-        Tool r = recv(Integer.toString(port), "k", out.toString());
+        Tool r = recv("0", "k", out.toString());
+        int port = r.listeningPort();
         Tool s = send("127.0.0.1", Integer.toString(port), "k");
         try (OutputStream feed = s.process.getOutputStream()) {
             Files2.random(feed, 8 << 20);
@@ -189,7 +187,7 @@ class SendReceiveE2ETest {
             // The pipe breaks when the sender dies.
         }
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.TEMP_FAIL);
-        assertThat(r.err()).contains("sender").hasLineCount(1);
+        assertThat(r.messages()).contains("sender").hasLineCount(1);
         assertThat(out).doesNotExist();
         assertNoPartialFiles();
     }
@@ -197,8 +195,8 @@ class SendReceiveE2ETest {
     @Test
     void receiverKilledMidStreamFailsTheSender() throws Exception {
         Path out = dir.resolve("out.bin");
-        int port = Tool.freePort();
-        Tool r = recv(Integer.toString(port), "k", out.toString());
+        Tool r = recv("0", "k", out.toString());
+        int port = r.listeningPort();
         Tool s = send("127.0.0.1", Integer.toString(port), "k");
         try (OutputStream feed = s.process.getOutputStream()) {
             Files2.random(feed, 8 << 20);
@@ -222,12 +220,12 @@ class SendReceiveE2ETest {
         try {
             Path in = Files2.random(dir.resolve("in.bin"), 10L << 20, 3);
             Path out = mount.resolve("out.bin");
-            int port = Tool.freePort();
-            Tool r = recv(Integer.toString(port), "k", out.toString());
+            Tool r = recv("0", "k", out.toString());
+            int port = r.listeningPort();
             Tool s = send("127.0.0.1", Integer.toString(port), "k", in.toString());
             assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.IO);
             assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.IO);
-            assertThat(r.err()).containsIgnoringCase("no space left on device").hasLineCount(1);
+            assertThat(r.messages()).containsIgnoringCase("no space left on device").hasLineCount(1);
             assertThat(s.err()).containsIgnoringCase("no space left on device").hasLineCount(1);
             try (Stream<Path> left = Files.list(mount)) {
                 assertThat(left).as("files left on the full disk").isEmpty();
@@ -256,7 +254,7 @@ class SendReceiveE2ETest {
             // A socket bound to the wildcard or loopback blocks the same port.
             int code = r.exitCode(LIMIT);
             assertThat(code).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.UNAVAILABLE);
-            assertThat(r.err()).contains("cannot listen").containsIgnoringCase("address already in use").hasLineCount(1);
+            assertThat(r.messages()).contains("cannot listen").containsIgnoringCase("address already in use").hasLineCount(1);
         }
     }
 
@@ -267,7 +265,7 @@ class SendReceiveE2ETest {
         assertThat(s.err()).contains("no-such-file").hasLineCount(1);
         Tool r = recv(Integer.toString(Tool.freePort()), "k", dir.resolve("no-such-dir/out.bin").toString());
         assertThat(r.exitCode(LIMIT)).isEqualTo(ExitCode.CANT_CREATE);
-        assertThat(r.err()).contains("no-such-dir").hasLineCount(1);
+        assertThat(r.messages()).contains("no-such-dir").hasLineCount(1);
     }
 
     @Test

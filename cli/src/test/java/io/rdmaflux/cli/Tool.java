@@ -135,6 +135,11 @@ final class Tool {
         }
     }
 
+    /** What the tool wrote to stderr, less the "listening on" line of a receiver on port 0. */
+    String messages() {
+        return LISTENING_LINE.matcher(err()).replaceFirst("");
+    }
+
     /** Highest resident set size seen, in MiB. */
     long peakRssMiB() {
         return peakRssKb / 1024;
@@ -164,7 +169,33 @@ final class Tool {
         }
     }
 
-    /** A port nobody listens on right now. */
+    /**
+     * The port of a receiver started on port 0, from the "listening on ADDRESS:PORT" line it
+     * prints on stderr (waits at most 60 s for it).
+     */
+    int listeningPort() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            java.util.regex.Matcher m = LISTENING.matcher(err());
+            if (m.find()) {
+                return Integer.parseInt(m.group(1));
+            }
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                throw new AssertionError(name + " printed no 'listening on' line: " + err());
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private static final java.util.regex.Pattern LISTENING = java.util.regex.Pattern.compile("listening on \\S+:(\\d+)");
+    private static final java.util.regex.Pattern LISTENING_LINE =
+            java.util.regex.Pattern.compile("^rdrecv: listening on \\S+:\\d+\n", java.util.regex.Pattern.MULTILINE);
+
+    /** A port nobody listens on right now: for a sender that must find no receiver. */
     static int freePort() {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();

@@ -125,18 +125,7 @@ final class TestData {
 
     /** Waits until a counter reaches zero (workers release asynchronously after cancel). */
     static void awaitZero(java.util.function.IntSupplier counter, String what) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (counter.getAsInt() != 0 && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-        if (counter.getAsInt() != 0) {
-            throw new AssertionError(what + ": " + counter.getAsInt() + " leases never released");
-        }
+        io.rdmaflux.channel.TestData.awaitZero(counter, what + ": leases never released");
     }
 
     /**

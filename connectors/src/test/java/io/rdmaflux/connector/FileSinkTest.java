@@ -13,7 +13,9 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -188,20 +190,48 @@ class FileSinkTest {
     }
 
     @Test
-    void writesOnTheIoSchedulerNotTheDeliveringThread() throws IOException {
-        List<String> threads = new CopyOnWriteArrayList<>();
+    void opensWritesAndClosesOnTheIoSchedulerNotTheDeliveringThread() throws IOException {
+        // Every call on the output records its thread, not only the open: a write or close
+        // that ran on the delivering (non-blocking) thread must show.
+        List<String> calls = new CopyOnWriteArrayList<>();
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        WritableByteChannel out = Channels.newChannel(captured);
         ChannelSink sink = ChannelSink.of("capture", () -> {
-            threads.add(Thread.currentThread().getName());
-            return Channels.newChannel(captured);
+            calls.add("open on " + thread());
+            return new WritableByteChannel() {
+                @Override
+                public int write(ByteBuffer src) throws IOException {
+                    calls.add("write on " + thread());
+                    return out.write(src);
+                }
+
+                @Override
+                public boolean isOpen() {
+                    return out.isOpen();
+                }
+
+                @Override
+                public void close() throws IOException {
+                    calls.add("close on " + thread());
+                    out.close();
+                }
+            };
         }, true);
         byte[] data = randomBytes(10_000, 16);
         // publishOn prefetches 2 and the sink 4: 6 chunks can be out at once.
         BufferPool pool = new BufferPool("threads", 1000, 8);
         sink.write(chunksOf(data, 1000, pool).publishOn(Schedulers.parallel(), 2)).block(T);
         assertThat(captured.toByteArray()).isEqualTo(data);
-        assertThat(threads).allMatch(n -> n.startsWith("boundedElastic"));
+        assertThat(calls).first().asString().startsWith("open on ");
+        assertThat(calls).filteredOn(c -> c.startsWith("write on ")).hasSizeGreaterThanOrEqualTo(10);
+        assertThat(calls).last().asString().startsWith("close on ");
+        assertThat(calls).allSatisfy(c -> assertThat(c).endsWith("(may block)").contains("boundedElastic"));
         assertThat(pool.outstanding()).isZero();
+    }
+
+    /** The current thread's name, and whether Reactor lets it block. */
+    private static String thread() {
+        return Thread.currentThread().getName() + (Schedulers.isInNonBlockingThread() ? " (non-blocking)" : " (may block)");
     }
 
     @Test

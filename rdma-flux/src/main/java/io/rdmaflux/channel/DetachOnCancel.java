@@ -3,6 +3,7 @@ package io.rdmaflux.channel;
 import io.rdmaflux.buffer.Chunk;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
@@ -20,6 +21,17 @@ final class DetachOnCancel implements CoreSubscriber<Chunk>, Subscription {
     private volatile CoreSubscriber<? super Chunk> actual;
     private volatile Subscription upstream;
     private final Context context;
+
+    /**
+     * The inbound stream's edge: chunks that operators discard are released, and a cancelled
+     * subscriber is forgotten. {@code hide()}: a lift over a fuseable source would hand
+     * downstream a subscription that must support fusion, which this one does not.
+     */
+    static Flux<Chunk> edge(Flux<Chunk> chunks) {
+        return chunks.doOnDiscard(Chunk.class, Chunk::releaseQuietly)
+                .hide()
+                .transform(Operators.<Chunk, Chunk>lift((scannable, actual) -> new DetachOnCancel(actual)));
+    }
 
     DetachOnCancel(CoreSubscriber<? super Chunk> actual) {
         this.actual = actual;

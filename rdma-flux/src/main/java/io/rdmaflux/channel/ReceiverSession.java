@@ -21,7 +21,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Schedulers;
 import java.util.concurrent.TimeUnit;
 import reactor.util.concurrent.Queues;
 
@@ -47,7 +46,7 @@ final class ReceiverSession extends SessionBase {
     private static final Sinks.EmitFailureHandler RETRY =
             Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(2));
 
-    private static final long CANCEL_GRACE_MS = 3000;
+    static final long CANCEL_GRACE_MS = 3000;
 
     private final Function<? super InboundStream, ? extends Publisher<Void>> handler;
     private final Admission admission;
@@ -75,7 +74,14 @@ final class ReceiverSession extends SessionBase {
     /** A session admitted by {@code admission} (which counts it until its handshake ends). */
     ReceiverSession(FrameConnection connection, byte[] key, ChannelOptions options,
                     Function<? super InboundStream, ? extends Publisher<Void>> handler, Admission admission) {
-        super(connection, key, options, Hello.Role.RECEIVER);
+        this(connection, key, options, handler, admission, Timers.system());
+    }
+
+    /** As above, with the session's timers on {@code timers} (tests give virtual time). */
+    ReceiverSession(FrameConnection connection, byte[] key, ChannelOptions options,
+                    Function<? super InboundStream, ? extends Publisher<Void>> handler, Admission admission,
+                    Timers timers) {
+        super(connection, key, options, Hello.Role.RECEIVER, timers);
         this.handler = handler;
         this.admission = admission;
         // Credits bound what can arrive to the ring size, so this queue never overflows
@@ -322,16 +328,12 @@ final class ReceiverSession extends SessionBase {
                 // is the reason worth reporting; give the handler a moment to say it.
                 if (!endVerified) {
                     cancelled = true;
-                    Schedulers.parallel().schedule(() -> fail(new ProtocolException(ErrorCode.CANCELLED,
+                    timers.scheduler().schedule(() -> fail(new ProtocolException(ErrorCode.CANCELLED,
                             "receiver cancelled the stream " + progress())), CANCEL_GRACE_MS, TimeUnit.MILLISECONDS);
                 }
             })
-            .doOnDiscard(Chunk.class, Chunk::releaseQuietly)
             // The session outlives a cancelled subscriber by a few seconds; don't keep it alive.
-            // hide(): lift over a fuseable source would hand downstream a subscription that
-            // must support fusion, which DetachOnCancel does not.
-            .hide()
-            .transform(Operators.<Chunk, Chunk>lift((scannable, actual) -> new DetachOnCancel(actual)));
+            .transform(DetachOnCancel::edge);
         }
     }
 }

@@ -46,7 +46,13 @@ final class SenderSession extends SessionBase {
 
     SenderSession(FrameConnection connection, byte[] key, ChannelOptions options, StreamMetadata metadata,
                          Function<Session, ? extends Publisher<Chunk>> body) {
-        super(connection, key, options, Hello.Role.SENDER);
+        this(connection, key, options, metadata, body, Timers.system());
+    }
+
+    /** As above, with the session's timers on {@code timers} (tests give virtual time). */
+    SenderSession(FrameConnection connection, byte[] key, ChannelOptions options, StreamMetadata metadata,
+                  Function<Session, ? extends Publisher<Chunk>> body, Timers timers) {
+        super(connection, key, options, Hello.Role.SENDER, timers);
         this.metadata = metadata;
         this.body = body;
     }

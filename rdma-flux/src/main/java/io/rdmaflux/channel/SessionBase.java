@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -47,14 +46,15 @@ abstract class SessionBase implements FrameHandler {
 
     final FrameConnection connection;
     final ChannelOptions options;
+    final Timers timers;
     final byte[] localNonce = Authenticator.newNonce();
     private final Authenticator authenticator;
     private final Hello.Role role;
 
     private final AtomicBoolean finished = new AtomicBoolean();
-    private final long startedAt = System.nanoTime();
-    private volatile long lastHeard = System.nanoTime();
-    private volatile long lastSent = System.nanoTime();
+    private final long startedAt;
+    private volatile long lastHeard;
+    private volatile long lastSent;
     private volatile boolean authenticated;
     private Disposable timer;
 
@@ -71,18 +71,22 @@ abstract class SessionBase implements FrameHandler {
     /** Sealing counts frames: the counter and the transport's order must agree. */
     private final Object sendLock = new Object();
 
-    SessionBase(FrameConnection connection, byte[] key, ChannelOptions options, Hello.Role role) {
+    SessionBase(FrameConnection connection, byte[] key, ChannelOptions options, Hello.Role role, Timers timers) {
         this.connection = connection;
         this.authenticator = new Authenticator(key);
         this.options = options;
         this.role = role;
+        this.timers = timers;
+        this.startedAt = timers.now();
+        this.lastHeard = startedAt;
+        this.lastSent = startedAt;
     }
 
     /** Starts frame delivery and the liveness timer, then sends this side's HELLO. */
     final void begin(Hello hello) {
         localHello = hello.encode().asReadOnlyBuffer();
         long period = options.heartbeat().toMillis();
-        timer = Schedulers.parallel().schedulePeriodically(this::tick, period, period, TimeUnit.MILLISECONDS);
+        timer = timers.scheduler().schedulePeriodically(this::tick, period, period, TimeUnit.MILLISECONDS);
         // HELLO goes out before frames are delivered, so no reply to the peer's HELLO can
         // overtake it.
         send(FrameType.HELLO, localHello.duplicate());
@@ -92,7 +96,7 @@ abstract class SessionBase implements FrameHandler {
     /** Queues a control frame, sealed once this side has sent its AUTH. */
     final void send(FrameType type, ByteBuffer payload) {
         synchronized (sendLock) {
-            lastSent = System.nanoTime();
+            lastSent = timers.now();
             FrameSeal seal = outgoing;
             connection.sendControl(type, seal == null ? payload : seal.seal(type, payload));
         }
@@ -145,12 +149,12 @@ abstract class SessionBase implements FrameHandler {
 
     /** Data was sent: counts as a sign of life for the peer, so no PING is needed. */
     final void noteSent() {
-        lastSent = System.nanoTime();
+        lastSent = timers.now();
     }
 
     @Override
     public final void onControlFrame(FrameType type, ByteBuffer payload) {
-        lastHeard = System.nanoTime();
+        lastHeard = timers.now();
         if (isFinished()) {
             return;
         }
@@ -201,7 +205,7 @@ abstract class SessionBase implements FrameHandler {
 
     /** Marks the peer alive; for data frames, which bypass {@link #onControlFrame}. */
     final void heard() {
-        lastHeard = System.nanoTime();
+        lastHeard = timers.now();
     }
 
     /** The peer's HELLO arrived and checked out; {@link #keys} are known. */
@@ -266,8 +270,8 @@ abstract class SessionBase implements FrameHandler {
     /** As {@link #afterClose(Runnable)}, once {@code alsoAwait} has completed too (same bound). */
     final void afterClose(Mono<Void> alsoAwait, Runnable report) {
         connection.onClose()
-                .timeout(CLOSE_WAIT, Mono.empty())
-                .then(alsoAwait.timeout(CLOSE_WAIT, Mono.empty()))
+                .timeout(CLOSE_WAIT, Mono.empty(), timers.scheduler())
+                .then(alsoAwait.timeout(CLOSE_WAIT, Mono.empty(), timers.scheduler()))
                 .subscribe(null, e -> report.run(), report);
     }
 
@@ -294,11 +298,12 @@ abstract class SessionBase implements FrameHandler {
         if (isFinished()) {
             return;
         }
-        long now = System.nanoTime();
-        if (!authenticated && now - startedAt > options.handshakeTimeout().toNanos()) {
+        // Checked once a heartbeat: a timeout fires at the first tick at or after its deadline.
+        long now = timers.now();
+        if (!authenticated && now - startedAt >= options.handshakeTimeout().toNanos()) {
             fail(new ProtocolException(ErrorCode.TIMEOUT, "handshake with " + connection.describe()
                     + " did not complete within " + options.handshakeTimeout().toSeconds() + " s"));
-        } else if (now - lastHeard > options.idleTimeout().toNanos()) {
+        } else if (now - lastHeard >= options.idleTimeout().toNanos()) {
             fail(new ProtocolException(ErrorCode.TIMEOUT, "no word from the " + peerRole() + " for "
                     + options.idleTimeout().toSeconds() + " s " + progress()));
         } else if (now - lastSent >= options.heartbeat().toNanos() / 2) {

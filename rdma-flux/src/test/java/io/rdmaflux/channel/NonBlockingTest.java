@@ -33,16 +33,16 @@ class NonBlockingTest {
             TcpTransport tcp = new TcpTransport();
             byte[] data = TestData.bytes(1, 3_000_000);
             ByteArrayOutputStream got = new ByteArrayOutputStream();
-            int port = freePort();
-            Mono<Void> receiver = FluxReceiver.create().host("127.0.0.1").port(port).key("k").transport(tcp)
+            SingleStreamServer server = FluxReceiver.create().host("127.0.0.1").port(0).key("k").transport(tcp)
                     .handle(in -> in.receive().doOnNext(b -> {
                         byte[] c = new byte[b.remaining()];
                         b.get(c);
                         got.write(c, 0, c.length);
                     }).then())
-                    .receiveOne().cache();
+                    .bindOne().block(Duration.ofSeconds(10));
+            Mono<Void> receiver = server.outcome().cache();
             receiver.subscribe(v -> { }, e -> { });
-            FluxSender.create().host("127.0.0.1").port(port).key("k").transport(tcp)
+            FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key("k").transport(tcp)
                     .send(Flux.fromIterable(TestData.pieces(data, 2, 300_000)))
                     .block(Duration.ofSeconds(30));
             receiver.block(Duration.ofSeconds(10));
@@ -62,14 +62,6 @@ class NonBlockingTest {
             assertThat(dropped.get()).as("errors dropped (BlockHound reports blocking calls this way)").isZero();
         } finally {
             Hooks.resetOnErrorDropped();
-        }
-    }
-
-    private static int freePort() {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 }

@@ -1,7 +1,10 @@
 package io.rdmaflux.channel;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -40,5 +43,30 @@ public final class TestData {
         } catch (NoSuchAlgorithmException e) {
             throw new AssertionError(e);
         }
+    }
+
+    /** Waits until the count has read zero five times in a row, 10 ms apart (at most 10 s). */
+    public static void awaitSteadyZero(java.util.function.IntSupplier count, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        int zeros = 0;
+        while (zeros < 5 && System.nanoTime() < deadline) {
+            zeros = count.getAsInt() == 0 ? zeros + 1 : 0;
+            Thread.sleep(10);
+        }
+        assertThat(zeros).as(what + ": never steadily zero; now " + count.getAsInt()).isEqualTo(5);
+    }
+
+    /** Waits (at most 10 s) until the count reads zero. */
+    public static void awaitZero(java.util.function.IntSupplier count, String what) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (count.getAsInt() != 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        assertThat(count.getAsInt()).as(what).isZero();
     }
 }

@@ -1,0 +1,141 @@
+package io.rdmaflux.transport.tcp;
+
+import static io.rdmaflux.channel.TestData.awaitZero;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.channel.FluxReceiver;
+import io.rdmaflux.channel.FluxSender;
+import io.rdmaflux.channel.InboundStream;
+import io.rdmaflux.channel.SingleStreamServer;
+import io.rdmaflux.channel.TestData;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.StreamMetadata;
+import io.rdmaflux.transport.FrameConnection;
+import io.rdmaflux.transport.Transport;
+import io.rdmaflux.transport.TransportOptions;
+import io.rdmaflux.transport.TransportServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The TCP transport's receive ring gives back every slot however a stream ends: completed,
+ * failed by the sender while frames wait unread in the ring, and cancelled by the receiver
+ * while frames are still arriving. Real sockets on loopback.
+ */
+class TcpRingTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final int FRAME = 4096;
+    private static final ChannelOptions OPTIONS = ChannelOptions.defaults().withFrameSize(FRAME)
+            .withReceiveSlots(4).withSendSlots(4);
+
+    private final Recording transport = new Recording();
+
+    @Test
+    void aCompletedStreamLeavesNoSlotLeased() {
+        byte[] data = TestData.bytes(1, 300_000);
+        AtomicLong received = new AtomicLong();
+        Mono<Void> outcome = run(in -> in.receive().doOnNext(b -> received.addAndGet(b.remaining())).then(),
+                s -> Flux.fromIterable(TestData.pieces(data, 2, 10_000)).map(Chunk::wrap));
+        outcome.block(WAIT);
+        assertThat(received).hasValue(data.length);
+        awaitRingsEmpty("a completed stream");
+    }
+
+    @Test
+    void aStreamTheSenderFailsGivesBackTheSlotsOfFramesNobodyRead() {
+        IOException broken = new IOException("disk read error");
+        // The handler never reads: the ring fills with all four frames the sender has credit for.
+        Mono<Void> outcome = run(in -> Mono.never(),
+                s -> Flux.range(0, 4).map(i -> Chunk.wrap(ByteBuffer.wrap(TestData.bytes(i, FRAME))))
+                        .concatWith(Mono.error(broken)));
+        assertCode(outcome, ErrorCode.SOURCE_FAILED);
+        awaitRingsEmpty("the sender failed");
+    }
+
+    @Test
+    void aStreamTheReceiverCancelsGivesBackTheSlotsOfFramesStillArriving() {
+        Mono<Void> outcome = run(in -> in.receive().take(3).then(),
+                s -> Flux.range(0, 1000).map(i -> Chunk.wrap(ByteBuffer.wrap(TestData.bytes(i, FRAME)))));
+        assertCode(outcome, ErrorCode.CANCELLED);
+        awaitRingsEmpty("the receiver cancelled");
+    }
+
+    /** Runs one stream over loopback; the receiver's outcome. */
+    private Mono<Void> run(Function<InboundStream, Publisher<Void>> handler,
+                           Function<io.rdmaflux.channel.Session, Publisher<Chunk>> body) {
+        SingleStreamServer server = FluxReceiver.create().host("127.0.0.1").port(0).key("k").transport(transport)
+                .options(OPTIONS).handle(handler).bindOne().block(WAIT);
+        Mono<Void> sent = FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key("k")
+                .transport(transport).options(OPTIONS).send(StreamMetadata.empty(), body).cache();
+        sent.subscribe(v -> { }, e -> { });
+        Mono<Void> outcome = server.outcome().cache();
+        outcome.subscribe(v -> { }, e -> { });
+        // Both ends must have finished before the ring is counted.
+        return Mono.when(sent.onErrorResume(e -> Mono.empty())).then(outcome);
+    }
+
+    /** Waits until both ends' rings are back to zero; the two connections must have been seen. */
+    private void awaitRingsEmpty(String when) {
+        assertThat(transport.connections).as("connections made").hasSize(2);
+        awaitZero(transport::slotsInUse, "TCP receive slots leased after " + when);
+    }
+
+    private static void assertCode(Mono<Void> outcome, ErrorCode code) {
+        try {
+            outcome.block(WAIT);
+        } catch (ProtocolException e) {
+            assertThat(e.code()).as("code of: %s", e.getMessage()).isEqualTo(code);
+            return;
+        }
+        throw new AssertionError("the stream did not fail with " + code);
+    }
+
+    /** The TCP transport, keeping every connection it makes so that their rings can be counted. */
+    private static final class Recording implements Transport {
+        private final TcpTransport tcp = new TcpTransport();
+        private final List<TcpFrameConnection> connections = new CopyOnWriteArrayList<>();
+
+        int slotsInUse() {
+            return connections.stream().mapToInt(TcpFrameConnection::slotsInUse).sum();
+        }
+
+        @Override
+        public String name() {
+            return tcp.name();
+        }
+
+        @Override
+        public String unavailableReason() {
+            return tcp.unavailableReason();
+        }
+
+        @Override
+        public Mono<FrameConnection> connect(InetSocketAddress address, TransportOptions options) {
+            return tcp.connect(address, options).doOnNext(c -> connections.add((TcpFrameConnection) c));
+        }
+
+        @Override
+        public Mono<TransportServer> listen(InetSocketAddress address, TransportOptions options,
+                                            Consumer<FrameConnection> acceptor) {
+            return tcp.listen(address, options, c -> {
+                connections.add((TcpFrameConnection) c);
+                acceptor.accept(c);
+            });
+        }
+    }
+}
