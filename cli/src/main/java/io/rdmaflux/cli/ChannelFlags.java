@@ -35,7 +35,7 @@ final class ChannelFlags {
     /** The channel options these flags give; a frame size out of range is a usage error. */
     ChannelOptions options() {
         if (frameSize < MIN_FRAME || frameSize > MAX_FRAME) {
-            throw new UsageException("--frame-size must be between 4K and 64M, was " + BufferBudget.option(frameSize));
+            throw new UsageException("--frame-size must be between 4K and 64M, was " + ValueType.formatSize(frameSize));
         }
         try {
             return ChannelOptions.defaults().withFrameSize((int) frameSize).withReceiveSlots(slots).withSendSlots(slots);
