@@ -28,7 +28,7 @@ import reactor.core.publisher.Mono;
  */
 @Command(name = "rdrecv", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         usageHelpAutoWidth = true,
-        customSynopsis = {"rdrecv [OPTIONS] PORT [KEY] [FILE]", "rdrecv [OPTIONS] --command CMD PORT [KEY]"},
+        customSynopsis = {"rdrecv [OPTIONS] PORT [KEY] [FILE]", "       rdrecv [OPTIONS] --command CMD PORT [KEY]"},
         description = {
             "Receive one byte stream from rdsend on PORT and write it to FILE (or standard output, or the input "
                 + "of --command CMD), "

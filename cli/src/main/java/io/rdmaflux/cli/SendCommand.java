@@ -22,7 +22,7 @@ import reactor.core.publisher.Mono;
  */
 @Command(name = "rdsend", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         usageHelpAutoWidth = true,
-        customSynopsis = {"rdsend [OPTIONS] HOST PORT [KEY] [FILE]", "rdsend [OPTIONS] --command CMD HOST PORT [KEY]"},
+        customSynopsis = {"rdsend [OPTIONS] HOST PORT [KEY] [FILE]", "       rdsend [OPTIONS] --command CMD HOST PORT [KEY]"},
         description = {
             "Send a byte stream (FILE, standard input, or the output of --command CMD) to rdrecv on HOST:PORT, over RDMA when "
                 + "both hosts have it and TCP otherwise. Succeeds only when the receiver has confirmed "
