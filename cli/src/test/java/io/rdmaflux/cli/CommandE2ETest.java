@@ -92,7 +92,8 @@ class CommandE2ETest {
         awaitBytes(dir.resolve("part"));
         s.kill();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.TEMP_FAIL);
-        assertThat(r.err()).contains("closed the connection");
+        // A FIN ("closed the connection") or a reset, as the kernel ends a killed process's socket.
+        assertThat(r.err()).contains("sender").containsIgnoringCase("connection");
         s.exitCode(LIMIT);
         assertThat(dir.resolve("done")).as("the receiving command must never see the end of its input")
                 .doesNotExist();
