@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.pipeline.config.ValueType;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -46,7 +47,7 @@ final class BufferBudget {
      */
     static void check(ChannelOptions o, int codecStages, boolean sender) {
         long ring = (long) o.frameSize() * Math.max(o.receiveSlots(), o.sendSlots());
-        String what = "--frame-size " + option(o.frameSize()) + " with --slots " + Math.max(o.receiveSlots(), o.sendSlots());
+        String what = "--frame-size " + ValueType.formatSize(o.frameSize()) + " with --slots " + Math.max(o.receiveSlots(), o.sendSlots());
         if (ring > MAX_RING) {
             throw new UsageException(what + " makes rings of " + Meter.human(ring) + "; frame size x slots may be at most "
                     + Meter.human(MAX_RING) + ": use a smaller --frame-size or fewer --slots");
@@ -91,13 +92,5 @@ final class BufferBudget {
             // Not Linux: the JVM's limit is the only check.
         }
         return 0;
-    }
-
-    /** A size as the options take it: "64M", "256K". */
-    static String option(long bytes) {
-        if (bytes % (1 << 20) == 0) {
-            return (bytes >> 20) + "M";
-        }
-        return bytes % 1024 == 0 ? (bytes >> 10) + "K" : Long.toString(bytes);
     }
 }

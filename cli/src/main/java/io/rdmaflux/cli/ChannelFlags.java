@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.pipeline.config.ValueType;
 import io.rdmaflux.transport.TransportKind;
 import picocli.CommandLine.Option;
 
@@ -34,7 +35,7 @@ final class ChannelFlags {
     /** The channel options these flags give; a frame size out of range is a usage error. */
     ChannelOptions options() {
         if (frameSize < MIN_FRAME || frameSize > MAX_FRAME) {
-            throw new UsageException("--frame-size must be between 4K and 64M, was " + BufferBudget.option(frameSize));
+            throw new UsageException("--frame-size must be between 4K and 64M, was " + ValueType.formatSize(frameSize));
         }
         try {
             return ChannelOptions.defaults().withFrameSize((int) frameSize).withReceiveSlots(slots).withSendSlots(slots);
@@ -63,30 +64,13 @@ final class ChannelFlags {
         }
     }
 
-    /** Parses sizes such as 4096, 64K, 1M, 1G. */
+    /** Parses sizes such as 4096, 64K, 1M, 1G, as pipeline files write them. */
     static final class SizeConverter implements picocli.CommandLine.ITypeConverter<Long> {
         @Override
         public Long convert(String value) {
-            String v = value.trim().toUpperCase(java.util.Locale.ROOT);
-            long mult = 1;
-            if (v.endsWith("IB")) {
-                v = v.substring(0, v.length() - 2);
-            } else if (v.endsWith("B")) {
-                v = v.substring(0, v.length() - 1);
-            }
-            if (v.endsWith("K")) {
-                mult = 1L << 10;
-            } else if (v.endsWith("M")) {
-                mult = 1L << 20;
-            } else if (v.endsWith("G")) {
-                mult = 1L << 30;
-            }
-            if (mult != 1) {
-                v = v.substring(0, v.length() - 1);
-            }
             try {
-                return Math.multiplyExact(Long.parseLong(v), mult);
-            } catch (NumberFormatException | ArithmeticException e) {
+                return ValueType.parseSize(value);
+            } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("not a size: '" + value + "' (examples: 65536, 256K, 1M)");
             }
         }

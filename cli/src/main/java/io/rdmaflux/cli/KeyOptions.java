@@ -1,12 +1,10 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.connector.ConnectorException;
-import java.io.IOException;
+import io.rdmaflux.pipeline.SharedKey;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import picocli.CommandLine.Option;
 
 /**
@@ -16,7 +14,7 @@ import picocli.CommandLine.Option;
  */
 final class KeyOptions {
 
-    static final String ENV = "RDFLUX_KEY";
+    static final String ENV = SharedKey.ENV;
 
     @Option(names = "--key-file", paramLabel = "FILE",
             description = "Read the shared key from FILE (trailing newline ignored). Then KEY is not given.")
@@ -80,47 +78,27 @@ final class KeyOptions {
                 + file + "' was taken as FILE)", e.getCause());
     }
 
-    /** Like ssh with private keys: a key file that others can read is worth a warning. */
-    private void warnIfOthersCanRead() {
-        try {
-            java.util.Set<PosixFilePermission> p = Files.getPosixFilePermissions(keyFile);
-            if (p.contains(PosixFilePermission.GROUP_READ) || p.contains(PosixFilePermission.OTHERS_READ)) {
-                Console.warn("key file " + keyFile + " can be read by other users ("
-                        + PosixFilePermissions.toString(p) + "): restrict it with chmod 600 " + keyFile);
-            }
-        } catch (IOException | UnsupportedOperationException e) {
-            // No POSIX permissions here (or not readable, which reading reports): nothing to say.
-        }
-    }
-
     /** Whether the key comes from an option or the environment, so KEY is not positional. */
     boolean keyFromElsewhere() {
         return keyFile != null || System.getenv(ENV) != null;
     }
 
-    /** The key bytes, from the file, the environment, or the positional argument. */
+    /** The key bytes, from the file, the environment, or the positional argument ({@link SharedKey}). */
     byte[] resolve(String positional) {
-        if (keyFile != null) {
-            try {
-                String s = Files.readString(keyFile, StandardCharsets.UTF_8);
-                warnIfOthersCanRead();
-                s = s.endsWith("\r\n") ? s.substring(0, s.length() - 2) : s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
-                if (s.isEmpty()) {
-                    throw new UsageException("key file " + keyFile + " is empty");
-                }
-                return s.getBytes(StandardCharsets.UTF_8);
-            } catch (java.nio.file.NoSuchFileException e) {
-                throw new UsageException("key file " + keyFile + " does not exist");
-            } catch (IOException e) {
-                throw new UsageException("cannot read key file " + keyFile + ": " + e.getMessage());
+        try {
+            if (keyFile != null) {
+                byte[] key = SharedKey.fromFile(keyFile);
+                // Like ssh with private keys: a key file that others can read is worth a warning.
+                SharedKey.readableByOthers(keyFile).ifPresent(p -> Console.warn("key file " + keyFile
+                        + " can be read by other users (" + p + "): restrict it with chmod 600 " + keyFile));
+                return key;
             }
-        }
-        String env = System.getenv(ENV);
-        if (env != null) {
-            if (env.isEmpty()) {
-                throw new UsageException(ENV + " is set but empty");
+            byte[] env = SharedKey.fromEnvironment(ENV);
+            if (env != null) {
+                return env;
             }
-            return env.getBytes(StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
         }
         if (positional == null || positional.isEmpty()) {
             throw new UsageException("no key given: pass KEY, --key-file FILE, or set " + ENV);

@@ -1,20 +1,17 @@
 package io.rdmaflux.cli;
 
-import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.channel.ChannelOptions;
-import io.rdmaflux.channel.FluxReceiver;
-import io.rdmaflux.codec.AesGcmStage;
-import io.rdmaflux.codec.CodecChain;
-import io.rdmaflux.codec.CodecContext;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import reactor.core.publisher.Flux;
+import io.rdmaflux.connector.CommandSink;
 import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.Sink;
 import io.rdmaflux.connector.SinkOptions;
+import io.rdmaflux.pipeline.Pipeline;
+import io.rdmaflux.pipeline.PipelineMetrics;
+import io.rdmaflux.pipeline.PipelineResult;
+import io.rdmaflux.pipeline.ReceiveSource;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -24,12 +21,17 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import reactor.core.publisher.Mono;
 
-/** {@code rdrecv}: receives one stream from {@code rdsend} into a file or standard output. */
+/**
+ * {@code rdrecv}: receives one stream from {@code rdsend} into a file, standard output or a
+ * command's input, as a pipeline ({@link ReceiveSource}, then the sink) on the runner every
+ * tool shares.
+ */
 @Command(name = "rdrecv", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         usageHelpAutoWidth = true,
-        customSynopsis = "rdrecv [OPTIONS] PORT [KEY] [FILE]",
+        customSynopsis = {"rdrecv [OPTIONS] PORT [KEY] [FILE]", "       rdrecv [OPTIONS] --command CMD PORT [KEY]"},
         description = {
-            "Receive one byte stream from rdsend on PORT and write it to FILE (or standard output), "
+            "Receive one byte stream from rdsend on PORT and write it to FILE (or standard output, or the input "
+                + "of --command CMD), "
                 + "then exit. Listens for RDMA and TCP on the same port when RDMA is usable. A file is "
                 + "written under a temporary name, synced and renamed when the stream is complete and "
                 + "verified; on any failure, and on Ctrl-C, the partial file is removed. PORT 0 picks a "
@@ -42,12 +44,14 @@ import reactor.core.publisher.Mono;
             "  rdrecv 12345 secret > copy.bin",
             "  # write the file directly, print the bandwidth:",
             "  rdrecv -v 12345 secret copy.bin",
-            "  rdrecv --key-file ~/.rdkey 12345 | zfs recv pool/fs",
+            "  # zfs recv sees the end of its input only after the stream was verified:",
+            "  rdrecv --key-file ~/.rdkey --command 'zfs recv pool/fs' 12345",
             "",
             "Exit codes: 0 ok, 64 usage, 65 corrupt or tampered data, 66 sender's input failed, "
                 + "69 cannot listen, 70 internal, 73 cannot create output, 74 write failed (disk full), "
                 + "75 cut short (sender died or was interrupted, timeout), 76 checksum mismatch, "
-                + "130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP. "
+                + "130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP; with --command, CMD's own status when it "
+                + "failed (the sender then exits 74). "
                 + "See docs/user-guide.md."})
 final class ReceiveCommand implements Callable<Integer> {
 
@@ -62,6 +66,15 @@ final class ReceiveCommand implements Callable<Integer> {
 
     @Mixin
     ChannelFlags flags = new ChannelFlags();
+
+    @Option(names = "--command", paramLabel = "CMD",
+            description = "Write the stream to the standard input of CMD, instead of FILE; /bin/sh runs CMD "
+                + "(zfs recv pool/fs, tar x -C dir). CMD sees the end of its input only after the whole stream "
+                + "arrived and was verified; if the stream fails or is cut, CMD is stopped (SIGTERM, SIGKILL after "
+                + "5 s) without ever seeing it, so zfs recv and tar x abort rather than keep a partial stream. "
+                + "rdrecv exits with CMD's status when it is not 0 (128+N for signal N). CMD's output is passed on "
+                + "to stderr as [NAME] lines.")
+    String command;
 
     @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
             description = "Local address to listen on. Default: ${DEFAULT-VALUE} (all interfaces).")
@@ -96,65 +109,43 @@ final class ReceiveCommand implements Callable<Integer> {
         KeyOptions.Positionals positionals = key.split(args, "PORT", true);
         int port = Ports.parse(positionals.leading().get(0), true);
         String file = positionals.file();
+        if (command != null && file != null) {
+            throw new UsageException("give FILE or --command, not both ('" + file + "' was taken as FILE)");
+        }
         byte[] secret = key.resolve(positionals.key());
         if (timeout < 0) {
             throw new UsageException("--timeout must not be negative");
         }
         ChannelOptions options = flags.options(0, false);
 
-        Sink sink = Sink.fileOrStdout(file, SinkOptions.defaults().withFsync(!noFsync));
+        Sink sink = command != null ? CommandSink.shell(command)
+                : Sink.fileOrStdout(file, SinkOptions.defaults().withFsync(!noFsync));
         Meter meter = new Meter();
-        AtomicLong wire = new AtomicLong();
-        AtomicBoolean arrived = new AtomicBoolean();
-        AtomicReference<CodecChain> used = new AtomicReference<>(CodecChain.empty());
-        Mono<Void> work = FluxReceiver.create()
-                .host(bind).port(port).key(secret).transport(flags.transport).options(options)
-                .handle(in -> {
-                    arrived.set(true);
-                    meter.streamStarted();
-                    long size = in.metadata().size();
-                    if (size >= 0) {
-                        meter.total(size);
-                    }
-                    if (flags.progress) {
-                        meter.startProgress();
-                    }
-                    // The sender's chain travels in the metadata: refused here, before data, if unknown.
-                    CodecChain chain = CodecChain.parse(in.metadata().codecs());
-                    if (requireEncryption && !chain.contains(AesGcmStage.NAME)) {
-                        throw new ProtocolException(ErrorCode.CODEC,
-                                "the sender did not encrypt the stream (--require-encryption); use rdsend --encrypt");
-                    }
-                    used.set(chain);
-                    Flux<Chunk> data = in.receiveChunks().doOnNext(c -> wire.addAndGet(c.remaining()));
-                    if (!chain.isEmpty()) {
-                        Codecs.announce(chain, flags.verbose);
-                        data = chain.decode(data, CodecContext.forSession(in.session(), secret));
-                    }
-                    data = Signals.guard(data.doOnNext(c -> meter.add(c.remaining())), "receiver");
-                    return sink.write(data, in.metadata()).then();
-                })
-                .bindOne()
-                .flatMap(server -> {
-                    // Always for port 0, which only this line tells; scripts read it from stderr.
-                    if (port == 0 || flags.verbose) {
-                        Console.info("listening on " + (bind.contains(":") ? "[" + bind + "]" : bind) + ":"
-                                + server.address().getPort());
-                    }
-                    return server.outcome();
-                })
-                .onErrorMap(e -> Codecs.altered(used.get(), asTheSenderSeesIt(e)));
-        if (timeout > 0) {
-            // Only the wait for a sender is limited: a stream that arrived may take as long as it needs.
-            Mono<Void> deadline = Mono.delay(Duration.ofSeconds(timeout)).flatMap(x -> arrived.get() ? Mono.never()
-                    : Mono.error(new ProtocolException(ErrorCode.TIMEOUT, "no sender arrived within " + timeout + " s")));
-            work = Mono.firstWithSignal(work, deadline);
-        }
-        int code = Runner.run(work);
+        MeterListener listener = new MeterListener(meter, flags.progress) {
+            @Override
+            public void onListening(InetSocketAddress address) {
+                // Always for port 0, which only this line tells; scripts read it from stderr.
+                if (port == 0 || flags.verbose) {
+                    Console.info("listening on " + (bind.contains(":") ? "[" + bind + "]" : bind) + ":"
+                            + address.getPort());
+                }
+            }
+        };
+        Mono<PipelineResult> work = Pipeline.from(ReceiveSource.create(port, secret).bind(bind)
+                        .transport(flags.transport).options(options)
+                        .timeout(Duration.ofSeconds(timeout)).requireEncryption(requireEncryption))
+                .to(Signals.guard(sink, "receiver"))
+                .listener(listener)
+                .run()
+                .onErrorMap(ReceiveCommand::asTheSenderSeesIt);
+        // A failed command's own status, as a shell reports the last command of a pipe.
+        int code = Runner.run(work, ExitCode::ofSegment);
         meter.stop();
         if (code == ExitCode.OK && flags.verbose) {
+            PipelineMetrics m = listener.metrics();
+            String codecs = m.metadata().codecs();
             Console.info("received " + meter.summary() + " into " + sink.describe()
-                    + Codecs.ratio(used.get(), meter.bytes(), wire.get()));
+                    + Codecs.ratio(codecs != null && !codecs.isEmpty(), meter.bytes(), m.steps().get(0).bytesIn()));
             Console.stderr().println(meter.bandwidth());
         }
         return code;

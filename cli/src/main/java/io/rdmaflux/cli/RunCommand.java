@@ -1,7 +1,6 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.pipeline.PipelineListener;
-import io.rdmaflux.pipeline.PipelineMetrics;
 import io.rdmaflux.pipeline.PipelineResult;
 import io.rdmaflux.pipeline.StepMetrics;
 import io.rdmaflux.pipeline.config.ConfigException;
@@ -87,24 +86,10 @@ final class RunCommand implements Callable<Integer> {
         }
         Meter meter = new Meter();
         AtomicReference<PipelineResult> result = new AtomicReference<>();
-        PipelineListener listener = new PipelineListener() {
+        PipelineListener listener = new MeterListener(meter, progress) {
             @Override
             public void onListening(InetSocketAddress address) {
                 Console.info("listening on " + address.getHostString() + ":" + address.getPort());
-            }
-
-            @Override
-            public void onStart(PipelineMetrics metrics) {
-                meter.streamStarted();
-                metrics.expectedBytes().ifPresent(meter::total);
-                if (progress) {
-                    meter.startProgress();
-                }
-            }
-
-            @Override
-            public void onSourceBytes(long bytes) {
-                meter.add(bytes);
             }
         };
         // Making the plugins may find a missing input: that fails the run with its own exit code.

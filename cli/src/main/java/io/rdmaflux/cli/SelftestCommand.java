@@ -1,20 +1,23 @@
 package io.rdmaflux.cli;
 
-import io.rdmaflux.channel.FluxReceiver;
-import io.rdmaflux.channel.FluxSender;
-import io.rdmaflux.channel.ReceiverServer;
-import io.rdmaflux.connector.Sink;
-import io.rdmaflux.connector.Source;
+import io.rdmaflux.connector.FileSink;
+import io.rdmaflux.connector.FileSource;
+import io.rdmaflux.pipeline.Pipeline;
+import io.rdmaflux.pipeline.PipelineListener;
+import io.rdmaflux.pipeline.PipelineResult;
+import io.rdmaflux.pipeline.ReceiveSource;
+import io.rdmaflux.pipeline.SendSink;
 import io.rdmaflux.transport.TransportKind;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -22,10 +25,13 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * {@code rdflux selftest}: one stream through the whole stack inside this process (a file
- * source, the channel over loopback, a file sink) and a SHA-256 check of the copy. It checks an
+ * source, the channel over loopback, a file sink, as pipelines on the runner rdsend and rdrecv
+ * use) and a SHA-256 check of the copy. It checks an
  * installation; the build also runs it to record which classes the tools load, so that later
  * runs start faster (the launchers' class-data-sharing archive).
  */
@@ -56,21 +62,25 @@ final class SelftestCommand implements Callable<Integer> {
             Path in = dir.resolve("in.bin");
             Path out = dir.resolve("out.bin");
             String sent = generate(in, (long) sizeMib << 20);
-            Sink sink = Sink.fileOrStdout(out.toString());
-            ReceiverServer server = FluxReceiver.create().host("127.0.0.1").port(0).key("selftest")
-                    .transport(flags.transport).options(flags.options())
-                    .handle(stream -> sink.write(stream.receiveChunks(), stream.metadata()).then())
-                    .bind().block(Duration.ofSeconds(30));
+            // The tools' own path: a receiving and a sending pipeline on the shared runner.
+            byte[] key = "selftest".getBytes(StandardCharsets.UTF_8);
+            Sinks.One<InetSocketAddress> bound = Sinks.one();
+            Mono<PipelineResult> receive = Pipeline.from(ReceiveSource.create(0, key).bind("127.0.0.1")
+                            .transport(flags.transport).options(flags.options()))
+                    .to(FileSink.of(out))
+                    .listener(new PipelineListener() {
+                        @Override
+                        public void onListening(InetSocketAddress address) {
+                            bound.tryEmitValue(address);
+                        }
+                    })
+                    .run();
+            Mono<PipelineResult> send = Pipeline.from(FileSource.of(in))
+                    .to(SendSink.deferred(bound.asMono().map(a -> new InetSocketAddress("127.0.0.1", a.getPort())), key)
+                            .transport(flags.transport).options(flags.options()))
+                    .run();
             long start = System.nanoTime();
-            Source source = Source.fileOrStdin(in.toString());
-            int code;
-            try {
-                code = Runner.run(FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key("selftest")
-                        .transport(flags.transport).options(flags.options())
-                        .send(source.metadata(), session -> source.open()));
-            } finally {
-                server.dispose();
-            }
+            int code = Runner.run(Mono.when(receive, send));
             if (code != ExitCode.OK) {
                 return code;
             }

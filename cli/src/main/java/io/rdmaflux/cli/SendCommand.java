@@ -1,16 +1,14 @@
 package io.rdmaflux.cli;
 
-import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.channel.ChannelOptions;
-import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.codec.CodecChain;
-import io.rdmaflux.codec.CodecContext;
-import java.util.concurrent.atomic.AtomicLong;
-import reactor.core.publisher.Flux;
 import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.Source;
-import io.rdmaflux.protocol.StreamMetadata;
+import io.rdmaflux.pipeline.Pipeline;
+import io.rdmaflux.pipeline.PipelineResult;
+import io.rdmaflux.pipeline.SendSink;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,12 +16,15 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import reactor.core.publisher.Mono;
 
-/** {@code rdsend}: sends a file or standard input to an {@code rdrecv}. */
+/**
+ * {@code rdsend}: sends a file, standard input or a command's output to an {@code rdrecv}, as a
+ * pipeline (source, codec stages, {@link SendSink}) on the runner every tool shares.
+ */
 @Command(name = "rdsend", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         usageHelpAutoWidth = true,
-        customSynopsis = "rdsend [OPTIONS] HOST PORT [KEY] [FILE]",
+        customSynopsis = {"rdsend [OPTIONS] HOST PORT [KEY] [FILE]", "       rdsend [OPTIONS] --command CMD HOST PORT [KEY]"},
         description = {
-            "Send a byte stream (FILE, or standard input) to rdrecv on HOST:PORT, over RDMA when "
+            "Send a byte stream (FILE, standard input, or the output of --command CMD) to rdrecv on HOST:PORT, over RDMA when "
                 + "both hosts have it and TCP otherwise. Succeeds only when the receiver has confirmed "
                 + "every byte (count and CRC32C) and finished writing it."},
         parameterListHeading = "%nArguments:%n",
@@ -37,6 +38,8 @@ import reactor.core.publisher.Mono;
             "  # key from the environment or a file (not visible in ps):",
             "  RDFLUX_KEY=secret rdsend backup 12345 big.tar",
             "  zfs send pool/fs@snap | rdsend --progress --key-file ~/.rdkey backup 12345",
+            "  # a command's output; a failed zfs send fails the transfer (a shell pipe cannot tell):",
+            "  rdsend --key-file ~/.rdkey --command 'zfs send pool/fs@snap' backup 12345",
             "  # compress and encrypt on the way:",
             "  rdsend --zstd --encrypt backup 12345 secret dump.sql",
             "",
@@ -48,9 +51,9 @@ import reactor.core.publisher.Mono;
             "",
             "Exit codes: 0 ok, 64 usage, 65 corrupt or tampered data, 66 input missing, unreadable "
                 + "or changed while sent, 69 cannot connect, 70 internal, 74 receiver cannot write "
-                + "its output, 75 cut short (receiver died or was interrupted, timeout), 76 checksum "
+                + "its output (or its --command failed), 75 cut short (receiver died or was interrupted, timeout), 76 checksum "
                 + "mismatch, 77 wrong key, 79 receiver busy, 130/143/129 interrupted by "
-                + "SIGINT/SIGTERM/SIGHUP. See docs/user-guide.md."})
+                + "SIGINT/SIGTERM/SIGHUP; with --command, a failed CMD's own status. See docs/user-guide.md."})
 final class SendCommand implements Callable<Integer> {
 
     @Parameters(index = "0..3", paramLabel = "HOST PORT [KEY] [FILE]", arity = "2..4", hideParamSyntax = true,
@@ -72,6 +75,13 @@ final class SendCommand implements Callable<Integer> {
     @Option(names = "--encrypt", description = "Encrypt with AES-256-GCM under a key derived from KEY and this "
         + "connection's random nonces; tampering, reordering or truncation fails the stream.")
     boolean encrypt;
+
+    @Option(names = "--command", paramLabel = "CMD",
+            description = "Send what CMD writes to its standard output, instead of FILE; /bin/sh runs CMD "
+                + "(zfs send pool/fs@snap, tar c -C dir .). CMD must end with status 0: any other status, or death "
+                + "by a signal, fails the transfer even after its last byte (the receiver keeps nothing), and "
+                + "rdsend exits with CMD's status (128+N for signal N). CMD's stderr is passed on as [NAME] lines.")
+    String command;
 
     @Option(names = "--connect-timeout", paramLabel = "SECONDS", defaultValue = "10",
             description = "How long to keep retrying when no receiver is up yet. Default: ${DEFAULT-VALUE}.")
@@ -105,6 +115,9 @@ final class SendCommand implements Callable<Integer> {
         String host = positionals.leading().get(0);
         int port = Ports.parse(positionals.leading().get(1), false);
         String file = positionals.file();
+        if (command != null && file != null) {
+            throw new UsageException("give FILE or --command, not both ('" + file + "' was taken as FILE)");
+        }
         byte[] secret = key.resolve(positionals.key());
         if (connectTimeout < 0) {
             throw new UsageException("--connect-timeout must not be negative");
@@ -114,43 +127,31 @@ final class SendCommand implements Callable<Integer> {
         ChannelOptions options = flags.options(chain.specs().size(), true)
                 .withConnectTimeout(java.time.Duration.ofSeconds(connectTimeout));
         // Blocks sized so that each encoded record fits one frame.
-        int block = chain.blockSize();
+        int block = Pipeline.blockSize(chain, options.frameSize());
         Source source;
         try {
-            source = Codecs.source(file, block, options.sendSlots());
+            source = Codecs.source(file, command, block, options.sendSlots());
         } catch (ConnectorException e) {
             throw key.explainMissingInput(e, file);
         }
         // A pipe's end may come from a producer killed by the signal that is about to stop us.
-        boolean confirmEnd = Signals.inputIsPipe(file);
-        StreamMetadata metadata = source.metadata();
-        if (!chain.isEmpty()) {
-            metadata = metadata.with(StreamMetadata.CODECS, chain.format());
-            Codecs.announce(chain, flags.verbose);
-        }
+        // A command's end is its exit status 0, and the signal does not reach it (its own session).
+        boolean confirmEnd = command == null && Signals.inputIsPipe(file);
         Meter meter = new Meter();
-        AtomicLong wire = new AtomicLong();
         source.size().ifPresent(meter::total);
-        if (flags.progress) {
-            meter.startProgress();
-        }
-        Mono<Void> work = FluxSender.create()
-                .host(host).port(port).key(secret).transport(flags.transport)
-                .options(options)
-                .send(metadata, session -> {
-                    meter.streamStarted();
-                    Flux<Chunk> data = source.open().doOnNext(c -> meter.add(c.remaining()));
-                    if (!chain.isEmpty()) {
-                        data = chain.encode(data, CodecContext.forSession(session, secret));
-                    }
-                    data = data.doOnNext(c -> wire.addAndGet(c.remaining()));
-                    return Signals.guard(confirmEnd ? Signals.confirmEnd(data) : data, "sender");
-                })
-                .onErrorMap(e -> Codecs.altered(chain, e));
-        int code = Runner.run(work);
+        AtomicReference<PipelineResult> result = new AtomicReference<>();
+        Mono<PipelineResult> work = Pipeline.from(Signals.guard(source, "sender", confirmEnd))
+                .via(chain)
+                .to(SendSink.create(host, port, secret).transport(flags.transport).options(options))
+                .listener(new MeterListener(meter, flags.progress))
+                .run()
+                .doOnNext(result::set);
+        // A failed command's own status, as a shell reports the commands of a pipe (pipefail).
+        int code = Runner.run(work, ExitCode::ofSegment);
         meter.stop();
         if (code == ExitCode.OK && flags.verbose) {
-            Console.info("sent " + meter.summary() + Codecs.ratio(chain, meter.bytes(), wire.get()));
+            Console.info("sent " + meter.summary() + Codecs.ratio(!chain.isEmpty(), meter.bytes(),
+                    result.get().sink().bytes()));
             Console.stderr().println(meter.bandwidth());
         }
         return code;

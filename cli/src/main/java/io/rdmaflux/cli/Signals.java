@@ -1,11 +1,19 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.connector.PipeEnd;
+import io.rdmaflux.connector.Sink;
+import io.rdmaflux.connector.SinkResult;
+import io.rdmaflux.connector.Source;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.StreamMetadata;
 import java.nio.file.Path;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -99,6 +107,50 @@ final class Signals {
                     return s == null ? Mono.empty()
                             : Mono.error(new ProtocolException(ErrorCode.INTERRUPTED, role + " interrupted by " + name(s)));
                 }));
+    }
+
+    /**
+     * {@code source}, whose stream is {@link #guard guarded}, and, when {@code confirmEnd}, has
+     * its end {@link #confirmEnd confirmed}.
+     */
+    static Source guard(Source source, String role, boolean confirmEnd) {
+        return new Source() {
+            @Override
+            public Flux<Chunk> open() {
+                Flux<Chunk> data = source.open();
+                return guard(confirmEnd ? confirmEnd(data) : data, role);
+            }
+
+            @Override
+            public Optional<String> name() {
+                return source.name();
+            }
+
+            @Override
+            public OptionalLong size() {
+                return source.size();
+            }
+
+            @Override
+            public String describe() {
+                return source.describe();
+            }
+        };
+    }
+
+    /** {@code sink}, writing a {@link #guard guarded} stream. */
+    static Sink guard(Sink sink, String role) {
+        return new Sink() {
+            @Override
+            public Mono<SinkResult> write(Publisher<Chunk> data, StreamMetadata metadata) {
+                return sink.write(guard(Flux.from(data), role), metadata);
+            }
+
+            @Override
+            public String describe() {
+                return sink.describe();
+            }
+        };
     }
 
     /**

@@ -24,9 +24,14 @@ class UsageErrorsTest {
         "rdrecv | ''                | rdrecv: missing arguments: expected PORT [KEY] [FILE]",
         "rdrecv | 1 k f extra       | rdrecv: too many arguments: 'extra'",
         "rdrecv | --slots=x 1 k     | rdrecv: Invalid value for option '--slots': 'x' is not an int",
+        "rdsend | --command ls h 1 k f | rdsend: give FILE or --command, not both ('f' was taken as FILE)",
+        "rdrecv | --command sh 1 k f | rdrecv: give FILE or --command, not both ('f' was taken as FILE)",
         "rdsend | --zstd 3 h 1 k    | rdsend: --zstd takes its level attached: write --zstd=3 (a separate 3 would be HOST)",
         "rdsend | --frame-size 4097M h 1 k | rdsend: --frame-size must be between 4K and 64M, was 4097M",
         "rdrecv | --frame-size 2K 1 k | rdrecv: --frame-size must be between 4K and 64M, was 2K",
+        "rdsend | --frame-size 4T h 1 k | rdsend: --frame-size must be between 4K and 64M, was 4T",
+        "rdsend | --frame-size 1X h 1 k | rdsend: Invalid value for option '--frame-size': not a size: '1X' "
+            + "(examples: 65536, 256K, 1M)",
         "rdrecv | --frame-size 64M --slots 32 1 k | rdrecv: --frame-size 64M with --slots 32 makes rings of 2.00 GiB; "
             + "frame size x slots may be at most 1.00 GiB: use a smaller --frame-size or fewer --slots",
         // A forgotten KEY: pom.xml (in the working directory of the tests) would have been the key.

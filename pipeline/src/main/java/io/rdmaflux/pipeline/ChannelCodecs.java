@@ -2,10 +2,15 @@ package io.rdmaflux.pipeline;
 
 import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.codec.CodecChain;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
-/** What both channel ends do with a chain before data moves: warm AES up, say what runs. */
+/**
+ * What both channel ends do with a chain: before data moves, warm AES up and say what runs;
+ * after a failure, name altered encrypted data as such.
+ */
 final class ChannelCodecs {
 
     private static final Logger log = Loggers.getLogger(ChannelCodecs.class);
@@ -23,5 +28,17 @@ final class ChannelCodecs {
             // describe(), not provider(): the receiving end runs this on the transport's event loop.
             AesGcmStage.describe().subscribe(log::info, e -> log.info("AES-256-GCM: " + e.getMessage()));
         }
+    }
+
+    /**
+     * {@code e}, or for an encrypted stream whose checksum did not match, a CODEC failure: the
+     * stream's CRC32C and AES-GCM both catch altered data, and the first to see it depends on
+     * timing; with encryption, altered data is tampering whichever saw it first.
+     */
+    static Throwable altered(CodecChain chain, Throwable e) {
+        if (chain.contains(AesGcmStage.NAME) && e instanceof ProtocolException pe && pe.code() == ErrorCode.CHECKSUM) {
+            return new ProtocolException(ErrorCode.CODEC, pe.getMessage() + ": the encrypted stream was altered on the way", e);
+        }
+        return e;
     }
 }

@@ -7,7 +7,6 @@ import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.connector.SinkResult;
-import io.rdmaflux.pipeline.config.ValueType;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.TransportKind;
@@ -107,6 +106,7 @@ public final class ReceiveSource implements PipelineSource {
         return Mono.defer(() -> {
             AtomicReference<SinkResult> result = new AtomicReference<>();
             AtomicBoolean arrived = new AtomicBoolean();
+            AtomicReference<CodecChain> used = new AtomicReference<>(CodecChain.empty());
             // Cancelling the outcome unbinds but leaves a stream in flight running: this ends
             // it, so that the sink cleans up and the sender is told why.
             Sinks.Empty<Void> cancelled = Sinks.empty();
@@ -117,9 +117,10 @@ public final class ReceiveSource implements PipelineSource {
                         // The chain travels in the metadata: refused here, before data, if unknown.
                         CodecChain chain = CodecChain.parse(in.metadata().codecs(), downstream.codecs());
                         if (requireEncryption && !chain.contains(AesGcmStage.NAME)) {
-                            throw new ProtocolException(ErrorCode.CODEC, "the sender did not encrypt the stream "
-                                    + "(require-encryption is set); encrypt on the sending side (aes-256-gcm)");
+                            throw new ProtocolException(ErrorCode.CODEC, "the sender did not encrypt the stream, "
+                                    + "and this receiver requires encryption (rdsend --encrypt, or an aes-256-gcm stage)");
                         }
+                        used.set(chain);
                         ChannelCodecs.prepare(chain);
                         AtomicLong wire = new AtomicLong();
                         Flux<Chunk> data = in.receiveChunks().doOnNext(c -> wire.addAndGet(c.remaining()));
@@ -145,10 +146,11 @@ public final class ReceiveSource implements PipelineSource {
             if (!timeout.isZero()) {
                 Mono<Void> deadline = Mono.delay(timeout).flatMap(x -> arrived.get() ? Mono.never()
                         : Mono.error(new ProtocolException(ErrorCode.TIMEOUT, "no sender arrived within "
-                                + ValueType.formatDuration(timeout))));
+                                + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + " s" : timeout.toMillis() + " ms"))));
                 work = Mono.firstWithSignal(work, deadline);
             }
-            return work.then(Mono.fromSupplier(result::get))
+            return work.onErrorMap(e -> ChannelCodecs.altered(used.get(), e))
+                    .then(Mono.fromSupplier(result::get))
                     // A filter whose command exited 0 before the end of its input (head, say)
                     // ended the run successfully; the channel then told the sender that the
                     // receiver stopped reading, which is no failure of this side.

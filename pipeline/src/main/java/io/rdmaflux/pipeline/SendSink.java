@@ -81,7 +81,8 @@ public final class SendSink implements PipelineSink {
                     .options(options)
                     .send(upstream.announcedMetadata(), session -> upstream.data(CodecContext.forSession(session, key))
                             .doOnNext(c -> sent.addAndGet(c.remaining())))
-                    .then(Mono.fromSupplier(() -> new SinkResult(sent.get(), target)));
+                    .then(Mono.fromSupplier(() -> new SinkResult(sent.get(), target)))
+                    .onErrorMap(e -> ChannelCodecs.altered(upstream.chain(), e));
         });
     }
 

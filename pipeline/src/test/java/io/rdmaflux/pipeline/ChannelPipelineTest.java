@@ -194,7 +194,7 @@ class ChannelPipelineTest {
                                 .timeout(Duration.ofMillis(300)))
                         .to(FileSink.of(dir.resolve("out"))).run())
                 .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(ProtocolException.class)
-                        .hasMessage("no sender arrived within 300ms"))
+                        .hasMessage("no sender arrived within 300 ms"))
                 .verify(LIMIT);
     }
 

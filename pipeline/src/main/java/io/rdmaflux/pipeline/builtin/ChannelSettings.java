@@ -7,10 +7,8 @@ import io.rdmaflux.pipeline.config.OptionSpec;
 import io.rdmaflux.pipeline.config.OptionValues;
 import io.rdmaflux.pipeline.config.ValueType;
 import io.rdmaflux.transport.TransportKind;
-import java.io.IOException;
+import io.rdmaflux.pipeline.SharedKey;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -18,13 +16,10 @@ import java.util.List;
 /** The options both channel ends share: the key, the transport, frames and liveness. */
 final class ChannelSettings {
 
-    /** The variable the key comes from when no key option is given, as for rdsend and rdrecv. */
-    static final String KEY_ENV_DEFAULT = "RDFLUX_KEY";
-
     static final OptionSpec<Path> KEY_FILE = optional("key-file", ValueType.path(), null,
             "Read the shared key from this file (a trailing newline is ignored); make it readable by you only.");
     static final OptionSpec<String> KEY_ENV = optional("key-env", ValueType.string(), null,
-            "Read the shared key from this environment variable. With no key option at all, " + KEY_ENV_DEFAULT
+            "Read the shared key from this environment variable. With no key option at all, " + SharedKey.ENV
                     + " is used.");
     static final OptionSpec<String> KEY = optional("key", ValueType.string(), null,
             "The shared key itself; anyone who can read the pipeline file can read it: prefer key-file or key-env.")
@@ -63,33 +58,29 @@ final class ChannelSettings {
             OptionSpec<?> second = v.isSet(KEY) ? KEY : KEY_ENV;
             throw OptionValues.invalid(second, "give only one of key-file, key-env and key");
         }
-        if (v.isSet(KEY_FILE)) {
-            Path file = v.get(KEY_FILE);
-            String s;
-            try {
-                s = Files.readString(file, StandardCharsets.UTF_8);
-            } catch (NoSuchFileException e) {
-                throw OptionValues.invalid(KEY_FILE, "cannot read " + file + ": no such file");
-            } catch (IOException | SecurityException e) {
-                throw OptionValues.invalid(KEY_FILE, "cannot read " + file + ": " + e.getMessage());
+        try {
+            if (v.isSet(KEY_FILE)) {
+                return SharedKey.fromFile(v.get(KEY_FILE));
             }
-            s = s.endsWith("\r\n") ? s.substring(0, s.length() - 2) : s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
-            if (s.isEmpty()) {
-                throw OptionValues.invalid(KEY_FILE, "key file " + file + " is empty");
-            }
-            return s.getBytes(StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw OptionValues.invalid(KEY_FILE, e.getMessage());
         }
         if (v.isSet(KEY)) {
             return v.get(KEY).getBytes(StandardCharsets.UTF_8);
         }
-        String name = v.isSet(KEY_ENV) ? v.get(KEY_ENV) : KEY_ENV_DEFAULT;
-        String value = System.getenv(name);
-        if (value == null || value.isEmpty()) {
-            throw OptionValues.invalid(v.isSet(KEY_ENV) ? KEY_ENV : null, v.isSet(KEY_ENV)
-                    ? "environment variable " + name + " is " + (value == null ? "not set" : "empty")
-                    : "no key: give key-file, key-env or key (or set " + KEY_ENV_DEFAULT + ")");
+        String name = v.isSet(KEY_ENV) ? v.get(KEY_ENV) : SharedKey.ENV;
+        OptionSpec<?> option = v.isSet(KEY_ENV) ? KEY_ENV : null;
+        byte[] key;
+        try {
+            key = SharedKey.fromEnvironment(name);
+        } catch (IllegalArgumentException e) {
+            throw OptionValues.invalid(option, e.getMessage());
         }
-        return value.getBytes(StandardCharsets.UTF_8);
+        if (key == null) {
+            throw OptionValues.invalid(option, v.isSet(KEY_ENV) ? "environment variable " + name + " is not set"
+                    : "no key: give key-file, key-env or key (or set " + SharedKey.ENV + ")");
+        }
+        return key;
     }
 
     static TransportKind transport(OptionValues v) {

@@ -90,6 +90,16 @@ public interface ValueType<T> {
         return v + units[u];
     }
 
+    /**
+     * A byte count as sizes are written everywhere in rdma-flux (pipeline files and the tools'
+     * options): 65536, 64K, 4M, 1G, 2T, 4MiB, 4MB.
+     *
+     * @throws IllegalArgumentException for anything else, and on overflow
+     */
+    static long parseSize(String text) {
+        return SizeType.parseBytes(text);
+    }
+
     /** Formats a duration the way {@link #duration} reads it: 10s, 500ms, 5m. */
     static String formatDuration(Duration d) {
         long ms = d.toMillis();

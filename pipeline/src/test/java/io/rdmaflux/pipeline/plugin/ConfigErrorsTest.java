@@ -206,7 +206,7 @@ class ConfigErrorsTest {
                   host: h
                   port: 1
                   key-file: /nonexistent/key
-                """)).containsExactly("p.yaml:6: sink.key-file: cannot read /nonexistent/key: no such file");
+                """)).containsExactly("p.yaml:6: sink.key-file: key file /nonexistent/key does not exist");
         assertThat(errors("""
                 source: stdin
                 sink:
