@@ -37,7 +37,7 @@ class CommandE2ETest {
         Files.writeString(dir.resolve("src/nested/deeper/text"), "hello\n");
         Path dst = Files.createDirectories(dir.resolve("dst"));
         Tool r = Tool.start(dir, "rdrecv", "-v", "--transport", "tcp", "--command", "tar x -C " + dst, "0", "k");
-        int port = port(r);
+        int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", "-v", "--zstd=3", "--encrypt", "--transport", "tcp",
                 "--command", "tar c -C " + dir.resolve("src") + " .", "127.0.0.1", Integer.toString(port), "k");
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
@@ -52,7 +52,7 @@ class CommandE2ETest {
     void aFailedSendingCommandFailsTheTransferAndTheReceivingCommandNeverSeesTheEnd() throws Exception {
         Tool r = Tool.start(dir, "rdrecv", "--transport", "tcp",
                 "--command", "cat > " + dir.resolve("part") + "; touch " + dir.resolve("done"), "0", "k");
-        int port = port(r);
+        int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", "--transport", "tcp", "--command",
                 "head -c 300000 /dev/urandom; echo no such snapshot >&2; exit 3", "127.0.0.1", Integer.toString(port), "k");
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(3);
@@ -71,7 +71,7 @@ class CommandE2ETest {
         Path in = Files2.random(dir.resolve("in.bin"), 200_000, 4);
         Tool r = Tool.start(dir, "rdrecv", "--transport", "tcp",
                 "--command", "cat > /dev/null; echo cannot receive >&2; exit 3", "0", "k");
-        int port = port(r);
+        int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", "--transport", "tcp", "127.0.0.1", Integer.toString(port), "k", in.toString());
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(3);
         assertThat(r.err()).contains("[cat] cannot receive", "rdrecv: command 'cat > /dev/null; echo cannot receive >&2;"
@@ -85,7 +85,7 @@ class CommandE2ETest {
         Path sleeper = Files.createSymbolicLink(dir.resolve("sleeper"), Path.of("/bin/sleep"));
         Tool r = Tool.start(dir, "rdrecv", "--transport", "tcp",
                 "--command", "cat > " + dir.resolve("part") + "; touch " + dir.resolve("done"), "0", "k");
-        int port = port(r);
+        int port = r.listeningPort();
         // The sending command writes, then never ends: the stream is under way when rdsend dies.
         Tool s = Tool.start(dir, "rdsend", "--transport", "tcp", "--command",
                 "head -c 2000000 /dev/urandom; exec " + sleeper + " 600", "127.0.0.1", Integer.toString(port), "k");
@@ -105,7 +105,7 @@ class CommandE2ETest {
         Path sleeper = Files.createSymbolicLink(dir.resolve("sleeper"), Path.of("/bin/sleep"));
         Path out = dir.resolve("out.bin");
         Tool r = Tool.start(dir, "rdrecv", "--transport", "tcp", "0", "k", out.toString());
-        int port = port(r);
+        int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", "--transport", "tcp", "--command",
                 "head -c 2000000 /dev/urandom; exec " + sleeper + " 600", "127.0.0.1", Integer.toString(port), "k");
         awaitBytes(dir);
@@ -119,13 +119,6 @@ class CommandE2ETest {
     }
 
     /** The port a receiver started on port 0 says it listens on. */
-    private static int port(Tool r) throws InterruptedException {
-        InterruptE2ETest.awaitLine(r, "listening on");
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("listening on .*:(\\d+)").matcher(r.err());
-        assertThat(m.find()).isTrue();
-        return Integer.parseInt(m.group(1));
-    }
-
     /** Waits until {@code path}, a file or (any file directly in) a directory, holds some bytes. */
     private static void awaitBytes(Path path) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
