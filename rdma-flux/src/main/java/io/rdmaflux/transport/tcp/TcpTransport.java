@@ -178,5 +178,10 @@ public final class TcpTransport implements Transport {
         public boolean isDisposed() {
             return server.isDisposed();
         }
+
+        @Override
+        public Mono<Void> onDispose() {
+            return server.onDispose().onErrorComplete();
+        }
     }
 }
