@@ -22,12 +22,6 @@ final class InboundCopies {
         }
     }
 
-    static void checkBound(int maxBytes) {
-        if (maxBytes < 0) {
-            throw new IllegalArgumentException("maxBytes must be at least 0, was " + maxBytes);
-        }
-    }
-
     /** The bytes of one stream gathered into one array that grows by doubling up to a bound. */
     static final class Aggregate {
 

@@ -53,7 +53,7 @@ public interface InboundStream {
      * @throws IllegalArgumentException when {@code maxBytes} is negative
      */
     default Mono<ByteBuffer> aggregate(int maxBytes) {
-        InboundCopies.checkBound(maxBytes);
+        Check.atLeast(maxBytes, 0, "maxBytes");
         return Mono.defer(() -> {
             InboundCopies.Aggregate all = new InboundCopies.Aggregate(maxBytes);
             return receiveChunks().doOnNext(all::add).then(Mono.fromCallable(all::result));

@@ -58,12 +58,13 @@ final class SenderSession extends SessionBase {
      * so a source made with {@code deferContextual} sees what the caller wrote downstream.
      */
     Mono<Void> run() {
-        return Mono.deferContextual(context -> {
+        Mono<Void> outcome = Mono.deferContextual(context -> {
             upstream.context = Context.of(context);
             return result.asMono()
                     .doOnSubscribe(s -> begin(new Hello(Hello.Role.SENDER, localNonce, options.frameSize(),
                             options.receiveSlots())));
-        })
+        });
+        return outcome
                 // After the cancel has reached the sink, so that the failure is not dropped
                 // (and logged as such) on the subscriber that cancelled.
                 .doFinally(s -> {
