@@ -13,7 +13,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
@@ -26,7 +25,11 @@ import reactor.util.Loggers;
 
 /**
  * The receiving side of a channel: binds a port and hands each authenticated stream to a
- * handler. Immutable; each setter returns a configured copy, as reactor-netty's servers do.
+ * handler. Immutable; each setter returns a configured copy, as reactor-netty's servers do, so
+ * one configured receiver can be shared and refined freely. Each setter checks its value at
+ * once and throws an {@link IllegalArgumentException} naming the option; the options that must
+ * be set, the key and the handler, are checked when {@code bind}'s {@code Mono} is subscribed
+ * (it fails with {@link IllegalStateException}).
  *
  * <pre>{@code
  * FluxReceiver.create().port(7691).key(secret)
@@ -84,41 +87,47 @@ public final class FluxReceiver {
 
     /** The local address to bind (default: all interfaces). */
     public FluxReceiver host(String host) {
-        return new FluxReceiver(Objects.requireNonNull(host), port, key, kind, transport, options, handler, maxUnauthenticated);
+        return new FluxReceiver(Check.notBlank(host, "host"), port, key, kind, transport, options, handler, maxUnauthenticated);
     }
 
-    /** The port to bind; 0 picks a free one (see {@link ReceiverServer#address()}). */
+    /** The port to bind, 0 to 65535; 0 picks a free one (see {@link ReceiverServer#address()}). */
     public FluxReceiver port(int port) {
-        if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("port must be between 0 and 65535, was " + port);
-        }
-        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated);
+        return new FluxReceiver(host, Check.between(port, 0, 65535, "port"), key, kind, transport, options, handler,
+                maxUnauthenticated);
     }
 
+    /** The shared key (not empty); both sides must use the same bytes. The array is copied. */
     public FluxReceiver key(byte[] key) {
-        return new FluxReceiver(host, port, key.clone(), kind, transport, options, handler, maxUnauthenticated);
+        return new FluxReceiver(host, port, Check.key(key), kind, transport, options, handler, maxUnauthenticated);
     }
 
+    /** The shared key as text (UTF-8), as rdma-pipe's tools take it. */
     public FluxReceiver key(String key) {
-        return key(key.getBytes(StandardCharsets.UTF_8));
+        return key(Check.notNull(key, "key").getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Which transports to listen on: AUTO (RDMA when usable, and TCP), RDMA or TCP. */
     public FluxReceiver transport(TransportKind kind) {
-        return new FluxReceiver(host, port, key, Objects.requireNonNull(kind), null, options, handler, maxUnauthenticated);
+        return new FluxReceiver(host, port, key, Check.notNull(kind, "transport"), null, options, handler,
+                maxUnauthenticated);
     }
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxReceiver transport(Transport transport) {
-        return new FluxReceiver(host, port, key, TransportKind.AUTO, transport, options, handler, maxUnauthenticated);
+        return new FluxReceiver(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options,
+                handler, maxUnauthenticated);
     }
 
+    /** The channel's tunables; both sides should agree on them (see {@link ChannelOptions}). */
     public FluxReceiver options(ChannelOptions options) {
-        return new FluxReceiver(host, port, key, kind, transport, Objects.requireNonNull(options), handler, maxUnauthenticated);
+        return new FluxReceiver(host, port, key, kind, transport, Check.notNull(options, "options"), handler,
+                maxUnauthenticated);
     }
 
     /** What to do with each stream; the returned publisher completes when the handler is done. */
     public FluxReceiver handle(Function<? super InboundStream, ? extends Publisher<Void>> handler) {
-        return new FluxReceiver(host, port, key, kind, transport, options, Objects.requireNonNull(handler), maxUnauthenticated);
+        return new FluxReceiver(host, port, key, kind, transport, options, Check.notNull(handler, "handler"),
+                maxUnauthenticated);
     }
 
     /**
@@ -127,10 +136,8 @@ public final class FluxReceiver {
      * {@link ErrorCode#BUSY}. Each has the handshake timeout ({@link ChannelOptions}) to do it.
      */
     public FluxReceiver maxUnauthenticated(int max) {
-        if (max < 1) {
-            throw new IllegalArgumentException("maxUnauthenticated must be at least 1, was " + max);
-        }
-        return new FluxReceiver(host, port, key, kind, transport, options, handler, max);
+        return new FluxReceiver(host, port, key, kind, transport, options, handler,
+                Check.atLeast(max, 1, "maxUnauthenticated"));
     }
 
     /** Binds and serves streams until the returned server is disposed. */
@@ -272,6 +279,11 @@ public final class FluxReceiver {
         public boolean isDisposed() {
             return server.isDisposed();
         }
+
+        @Override
+        public Mono<Void> onDispose() {
+            return server.onDispose();
+        }
     }
 
     private record Bound(List<TransportServer> servers) implements ReceiverServer {
@@ -294,6 +306,11 @@ public final class FluxReceiver {
         @Override
         public boolean isDisposed() {
             return servers.stream().allMatch(TransportServer::isDisposed);
+        }
+
+        @Override
+        public Mono<Void> onDispose() {
+            return Mono.when(servers.stream().map(TransportServer::onDispose).toList());
         }
     }
 }

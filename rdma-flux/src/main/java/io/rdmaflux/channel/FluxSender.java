@@ -12,7 +12,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -23,7 +22,11 @@ import reactor.util.retry.Retry;
 
 /**
  * The sending side of a channel: connects to a {@link FluxReceiver} and sends one stream.
- * Immutable; each setter returns a configured copy, as reactor-netty's clients do.
+ * Immutable; each setter returns a configured copy, as reactor-netty's clients do, so one
+ * configured sender can be shared and refined freely. Each setter checks its value at once and
+ * throws an {@link IllegalArgumentException} naming the option; the one option that must be
+ * set, the key, is checked when {@code send}'s {@code Mono} is subscribed (it fails with
+ * {@link IllegalStateException}).
  *
  * <pre>{@code
  * Mono<Void> done = FluxSender.create()
@@ -61,38 +64,39 @@ public final class FluxSender {
         return new FluxSender("localhost", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults());
     }
 
+    /** The receiver's host name or address (not blank). */
     public FluxSender host(String host) {
-        return new FluxSender(Objects.requireNonNull(host), port, key, kind, transport, options);
+        return new FluxSender(Check.notBlank(host, "host"), port, key, kind, transport, options);
     }
 
+    /** The receiver's port, 1 to 65535. */
     public FluxSender port(int port) {
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("port must be between 1 and 65535, was " + port);
-        }
-        return new FluxSender(host, port, key, kind, transport, options);
+        return new FluxSender(host, Check.between(port, 1, 65535, "port"), key, kind, transport, options);
     }
 
-    /** The shared key; both sides must use the same bytes. */
+    /** The shared key (not empty); both sides must use the same bytes. The array is copied. */
     public FluxSender key(byte[] key) {
-        return new FluxSender(host, port, key.clone(), kind, transport, options);
+        return new FluxSender(host, port, Check.key(key), kind, transport, options);
     }
 
     /** The shared key as text (UTF-8), as rdma-pipe's tools take it. */
     public FluxSender key(String key) {
-        return key(key.getBytes(StandardCharsets.UTF_8));
+        return key(Check.notNull(key, "key").getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Which transports to try: AUTO (RDMA when usable, then TCP), RDMA or TCP. */
     public FluxSender transport(TransportKind kind) {
-        return new FluxSender(host, port, key, Objects.requireNonNull(kind), null, options);
+        return new FluxSender(host, port, key, Check.notNull(kind, "transport"), null, options);
     }
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxSender transport(Transport transport) {
-        return new FluxSender(host, port, key, TransportKind.AUTO, transport, options);
+        return new FluxSender(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options);
     }
 
+    /** The channel's tunables; both sides should agree on them (see {@link ChannelOptions}). */
     public FluxSender options(ChannelOptions options) {
-        return new FluxSender(host, port, key, kind, transport, Objects.requireNonNull(options));
+        return new FluxSender(host, port, key, kind, transport, Check.notNull(options, "options"));
     }
 
     /** Sends plain buffers as one stream with no metadata. */

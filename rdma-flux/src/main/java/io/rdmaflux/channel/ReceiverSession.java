@@ -309,11 +309,6 @@ final class ReceiverSession extends SessionBase {
         }
 
         @Override
-        public Flux<ByteBuffer> receive() {
-            return receiveChunks().hide().transform(Operators.<Chunk, ByteBuffer>lift((scannable, actual) -> new ReleaseAfterNext(actual)));
-        }
-
-        @Override
         public Flux<Chunk> receiveChunks() {
             return Flux.defer(() -> {
                 if (!subscribed.compareAndSet(false, true)) {

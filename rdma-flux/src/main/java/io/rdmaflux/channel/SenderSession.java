@@ -18,6 +18,7 @@ import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
+import reactor.util.context.Context;
 
 /**
  * The sending end of one stream: handshake, then data frames paced by credits, then END, and
@@ -57,11 +58,19 @@ final class SenderSession extends SessionBase {
         this.body = body;
     }
 
-    /** Runs the session; the Mono completes when the receiver confirmed the whole stream. */
+    /**
+     * Runs the session; the Mono completes when the receiver confirmed the whole stream. The
+     * application's data is subscribed with the Reactor {@code Context} of this Mono's subscriber,
+     * so a source made with {@code deferContextual} sees what the caller wrote downstream.
+     */
     Mono<Void> run() {
-        return result.asMono()
-                .doOnSubscribe(s -> begin(new Hello(Hello.Role.SENDER, localNonce, options.frameSize(),
-                        options.receiveSlots())))
+        Mono<Void> outcome = Mono.deferContextual(context -> {
+            upstream.context = Context.of(context);
+            return result.asMono()
+                    .doOnSubscribe(s -> begin(new Hello(Hello.Role.SENDER, localNonce, options.frameSize(),
+                            options.receiveSlots())));
+        });
+        return outcome
                 // After the cancel has reached the sink, so that the failure is not dropped
                 // (and logged as such) on the subscriber that cancelled.
                 .doFinally(s -> {
@@ -259,6 +268,14 @@ final class SenderSession extends SessionBase {
 
     /** Subscribes to the application's data; its demand is driven by {@link #pump()}. */
     private final class Upstream extends BaseSubscriber<Chunk> {
+
+        /** The Context of whoever subscribed to {@link #run()}; set before the data is subscribed. */
+        volatile Context context = Context.empty();
+
+        @Override
+        public Context currentContext() {
+            return context;
+        }
 
         @Override
         protected void hookOnSubscribe(Subscription subscription) {

@@ -8,7 +8,6 @@ import io.rdmaflux.transport.tcp.TcpTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import reactor.netty.tcp.TcpResources;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -27,12 +26,14 @@ public final class Transports {
     }
 
     /**
-     * Stops the threads the transports keep (the TCP transport's event loops; the RDMA
+     * Stops the threads the transports keep (the TCP transport's own event loops; the RDMA
      * transport's listener and connection threads, when RDMA was used), waiting at most
      * {@code timeout} for each. For a process about to exit: the JVM's exit waits up to 300 ms
      * for threads blocked in native calls, and an idle event loop is one (in
      * {@code epoll_wait}), as is an RDMA thread waiting for an event. Connections still open are
-     * closed. Later use of a transport starts new threads.
+     * closed. Other reactor-netty users of the JVM are left alone: the TCP transport does not
+     * run on reactor-netty's global {@code TcpResources}. Later use of a transport starts new
+     * threads.
      */
     public static void shutdown(Duration timeout) {
         Transport r = rdma;
@@ -40,7 +41,7 @@ public final class Transports {
             r.shutdown(timeout);
         }
         try {
-            TcpResources.disposeLoopsAndConnectionsLater(Duration.ZERO, timeout).block(timeout.plusMillis(100));
+            tcp().shutdown(timeout);
         } catch (RuntimeException e) {
             log.debug("transport shutdown did not finish in {}: {}", timeout, e.toString());
         }

@@ -16,6 +16,8 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -44,6 +46,8 @@ final class RdmaListener implements TransportServer {
     private final Waker waker;
     private volatile boolean disposed;
     private volatile boolean finished;
+    /** Emitted when the listener's thread has released everything, as {@link #finished} is set. */
+    private final Sinks.Empty<Void> released = Sinks.empty();
 
     private RdmaListener(RdmaEventChannel channel, RdmaCmId listenId, InetSocketAddress bound,
                          TransportOptions options, Consumer<FrameConnection> acceptor, Waker waker) {
@@ -137,6 +141,7 @@ final class RdmaListener implements TransportServer {
             quietly(channel::destroyEventChannel);
             waker.close();
             finished = true;
+            released.tryEmitEmpty();
             RdmaTransport.listenerReleased(this);
         }
     }
@@ -289,6 +294,15 @@ final class RdmaListener implements TransportServer {
     @Override
     public boolean isDisposed() {
         return disposed;
+    }
+
+    /**
+     * Completes when the listener's thread has released everything; its event channel serves
+     * the connections it accepted too, so that is after they have been torn down.
+     */
+    @Override
+    public Mono<Void> onDispose() {
+        return released.asMono();
     }
 
     /** Whether the listener's thread has released everything. */

@@ -11,17 +11,28 @@ import io.rdmaflux.transport.TransportOptions;
 import io.rdmaflux.transport.TransportServer;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
+import reactor.netty.resources.LoopResources;
 import reactor.netty.tcp.TcpClient;
 import reactor.netty.tcp.TcpServer;
 
 /**
  * The TCP transport, on reactor-netty (native epoll where available). Works everywhere; it is
  * what {@link TransportKind#AUTO} falls back to when RDMA is not usable.
+ *
+ * <p>Every instance runs on one set of event loops ("rdma-flux-tcp-*" threads) that this
+ * transport owns, not on reactor-netty's global {@code TcpResources}: {@link #shutdown} stops
+ * them without stopping other reactor-netty users of the same JVM (a web server, a client),
+ * and the next connection or listener starts a new set.
  */
 public final class TcpTransport implements Transport {
+
+    /** This transport's event loops; created on first use, cleared by {@link #shutdown}. */
+    private static final AtomicReference<LoopResources> LOOPS = new AtomicReference<>();
 
     /** The frame connection made for a channel as it became active, so no early read is missed. */
     private static final io.netty.util.AttributeKey<TcpFrameConnection> CONNECTION =
@@ -40,6 +51,7 @@ public final class TcpTransport implements Transport {
     @Override
     public Mono<FrameConnection> connect(InetSocketAddress address, TransportOptions options) {
         return TcpClient.newConnection()
+                .runOn(loops())
                 .remoteAddress(() -> address)
                 // The address is resolved already; Netty's DNS resolver would only add start-up.
                 .resolver(DefaultAddressResolverGroup.INSTANCE)
@@ -57,9 +69,9 @@ public final class TcpTransport implements Transport {
     public Mono<TransportServer> listen(InetSocketAddress address, TransportOptions options,
                                         Consumer<FrameConnection> acceptor) {
         return TcpServer.create()
+                .runOn(loops())
                 .bindAddress(() -> address)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-
                 .doOnConnection(c -> acceptor.accept(frameConnection(c, options)))
                 // The engine drives the connection; keep it open until the engine closes it.
                 .handle((in, out) -> Mono.never())
@@ -68,6 +80,34 @@ public final class TcpTransport implements Transport {
                         e -> new ProtocolException(ErrorCode.CONNECT, "cannot listen on "
                                 + format(address) + ": " + reason(e), e))
                 .map(Server::new);
+    }
+
+    /**
+     * Closes every connection and listener of this transport still open and stops its event
+     * loops, waiting at most {@code timeout}; other reactor-netty users of the JVM keep theirs.
+     * Later use starts new loops.
+     */
+    @Override
+    public void shutdown(Duration timeout) {
+        LoopResources loops = LOOPS.getAndSet(null);
+        if (loops != null) {
+            loops.disposeLater(Duration.ZERO, timeout).block(timeout.plusMillis(100));
+        }
+    }
+
+    /** The event loops, made on first use (and after a shutdown). */
+    private static LoopResources loops() {
+        LoopResources loops = LOOPS.get();
+        while (loops == null) {
+            // Cheap when it loses the race: the loop groups are made on first use, not here.
+            LoopResources fresh = LoopResources.create("rdma-flux-tcp", LoopResources.DEFAULT_IO_WORKER_COUNT, true);
+            if (LOOPS.compareAndSet(null, fresh)) {
+                return fresh;
+            }
+            fresh.dispose();
+            loops = LOOPS.get();
+        }
+        return loops;
     }
 
     /**
@@ -137,6 +177,11 @@ public final class TcpTransport implements Transport {
         @Override
         public boolean isDisposed() {
             return server.isDisposed();
+        }
+
+        @Override
+        public Mono<Void> onDispose() {
+            return server.onDispose().onErrorComplete();
         }
     }
 }

@@ -116,6 +116,7 @@ public final class MemoryTransport implements Transport {
         final TransportOptions options;
         final Consumer<FrameConnection> acceptor;
         volatile boolean disposed;
+        final reactor.core.publisher.Sinks.Empty<Void> released = reactor.core.publisher.Sinks.empty();
 
         Listener(int port, TransportOptions options, Consumer<FrameConnection> acceptor) {
             this.port = port;
@@ -137,6 +138,12 @@ public final class MemoryTransport implements Transport {
         public void dispose() {
             disposed = true;
             listeners.remove(port, this);
+            released.tryEmitEmpty();
+        }
+
+        @Override
+        public Mono<Void> onDispose() {
+            return released.asMono();
         }
 
         @Override
