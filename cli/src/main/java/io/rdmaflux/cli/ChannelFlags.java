@@ -3,6 +3,7 @@ package io.rdmaflux.cli;
 import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.pipeline.config.ValueType;
 import io.rdmaflux.transport.TransportKind;
+import io.rdmaflux.transport.TransportOptions;
 import picocli.CommandLine.Option;
 
 /** Options every channel tool shares: transport, sizes, verbosity. */
@@ -36,6 +37,10 @@ final class ChannelFlags {
     ChannelOptions options() {
         if (frameSize < MIN_FRAME || frameSize > MAX_FRAME) {
             throw new UsageException("--frame-size must be between 4K and 64M, was " + ValueType.formatSize(frameSize));
+        }
+        // One flag sets both ends of the ring: name the flag, not the API's two options.
+        if (slots < 2 || slots > TransportOptions.MAX_SLOTS) {
+            throw new UsageException("--slots must be between 2 and " + TransportOptions.MAX_SLOTS + ", was " + slots);
         }
         try {
             return ChannelOptions.defaults().withFrameSize((int) frameSize).withReceiveSlots(slots).withSendSlots(slots);

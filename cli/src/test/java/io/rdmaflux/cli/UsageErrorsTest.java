@@ -24,6 +24,8 @@ class UsageErrorsTest {
         "rdrecv | ''                | rdrecv: missing arguments: expected PORT [KEY] [FILE]",
         "rdrecv | 1 k f extra       | rdrecv: too many arguments: 'extra'",
         "rdrecv | --slots=x 1 k     | rdrecv: Invalid value for option '--slots': 'x' is not an int",
+        "rdsend | --slots 1 h 1 k   | rdsend: --slots must be between 2 and 4096, was 1",
+        "rdrecv | --slots 4097 1 k  | rdrecv: --slots must be between 2 and 4096, was 4097",
         "rdsend | --command ls h 1 k f | rdsend: give FILE or --command, not both ('f' was taken as FILE)",
         "rdrecv | --command sh 1 k f | rdrecv: give FILE or --command, not both ('f' was taken as FILE)",
         "rdsend | --zstd 3 h 1 k    | rdsend: --zstd takes its level attached: write --zstd=3 (a separate 3 would be HOST)",
