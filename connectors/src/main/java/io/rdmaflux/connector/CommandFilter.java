@@ -140,15 +140,16 @@ public final class CommandFilter implements Filter {
                     int status = p.awaitExit();
                     // Whatever input it did not read is not needed any more.
                     feeding.dispose();
+                    if (status == 0 && inputFailure == null) {
+                        p.finish(ErrorCode.SOURCE_FAILED);
+                        return -1;
+                    }
                     p.stop();
                     if (inputFailure != null) {
                         throw new IOException("the input failed");
                     }
-                    if (status != 0) {
-                        throw ConnectorException.command(ErrorCode.SOURCE_FAILED, Reason.IO, status,
-                                p.failure(status, stoppedReading ? " (it had stopped reading its input)" : ""));
-                    }
-                    return -1;
+                    throw ConnectorException.command(ErrorCode.SOURCE_FAILED, Reason.IO, status,
+                            p.failure(status, stoppedReading ? " (it had stopped reading its input)" : ""));
                 }
 
                 @Override

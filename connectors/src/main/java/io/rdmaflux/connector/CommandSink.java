@@ -6,7 +6,6 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -100,10 +99,6 @@ public final class CommandSink implements Sink {
         return "CommandSink[" + command.text() + "]";
     }
 
-    private static String seconds(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
-    }
-
     /** One run of the command. */
     private final class Target implements WriteTarget {
 
@@ -149,12 +144,13 @@ public final class CommandSink implements Sink {
             endGiven = true;
             process.closeInput();
             int status = process.awaitExit();
-            process.stop();
             statusReported = true;
             if (status != 0) {
+                process.stop();
                 throw ConnectorException.command(ErrorCode.SINK_FAILED, Reason.IO, status,
                         process.failure(status, " after the end of its input"));
             }
+            process.finish(ErrorCode.SINK_FAILED);
             return command.quoted();
         }
 
@@ -170,7 +166,7 @@ public final class CommandSink implements Sink {
                 case EXITED -> statusReported ? "" : p.quoted() + " had " + CommandProcess.describe(p.exitStatus());
                 case TERMINATED -> p.quoted() + " was stopped with SIGTERM" + input;
                 case KILLED -> p.quoted() + " was killed with SIGKILL, having ignored SIGTERM for "
-                        + seconds(options.grace()) + input;
+                        + CommandProcess.seconds(options.grace()) + input;
             };
         }
 

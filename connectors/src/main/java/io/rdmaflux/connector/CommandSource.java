@@ -112,11 +112,12 @@ public final class CommandSource implements Source {
                     return n;
                 }
                 int status = process.awaitExit();
-                process.stop();
                 if (status != 0) {
+                    process.stop();
                     throw ConnectorException.command(ErrorCode.SOURCE_FAILED, Reason.IO, status,
                             process.failure(status, ""));
                 }
+                process.finish(ErrorCode.SOURCE_FAILED);
                 return -1;
             }
 

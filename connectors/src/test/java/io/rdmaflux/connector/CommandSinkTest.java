@@ -12,6 +12,7 @@ import io.rdmaflux.connector.ConnectorException.Reason;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -201,5 +202,32 @@ class CommandSinkTest {
         assertThat(r.location()).isEqualTo("command 'sh -c 'wc -c; echo '\\''to stderr'\\'' >&2' 'it'\\''s me''");
         assertThat(t.stderr).containsExactly("[counter] " + 4 * CHUNK, "[counter] to stderr");
         assertThat(TestSupport.list(dir)).isEmpty();
+    }
+
+    /** As bash alone does (and ssh, which waits for the end of its output), the substitution may finish its work. */
+    @Test
+    void aProcessSubstitutionStillWorkingWhenTheCommandExitsMayFinish() {
+        CommandSink sink = CommandSink.shell("tee >(sleep 1; cat > copy) > /dev/null")
+                .withOptions(t.options(dir).withShell(Path.of("/bin/bash")));
+        SinkResult r = sink.write(TestSupport.chunksOf("hello\n".getBytes(StandardCharsets.UTF_8), CHUNK, pool)).block(T);
+
+        assertThat(r.exitStatus()).hasValue(0);
+        assertThat(dir.resolve("copy")).hasContent("hello");
+    }
+
+    @Test
+    void aProcessGroupStillRunningAfterTheLingerIsKilledAndFailsTheSink() {
+        CommandSink sink = CommandSink.shell("cat > part; sleep 30 &")
+                .withOptions(t.options(dir).withLinger(Duration.ofSeconds(1)));
+        assertThatThrownBy(() -> sink.write(upstream(3)).block(T))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
+                    assertThat(e.reason()).isEqualTo(Reason.IO);
+                    assertThat(e.exitStatus()).hasValue(0);
+                })
+                .hasMessage("command 'cat > part; sleep 30 &' exited with status 0, but its process group was still "
+                        + "running 1 s after it exited and was killed (to wait for a process substitution, end the "
+                        + "command with '; wait $!')");
+        assertThat(dir.resolve("part")).hasSize(3L * CHUNK);
     }
 }
