@@ -39,7 +39,11 @@ import reactor.core.publisher.Mono;
  * {@link CommandOptions#environment()}, in its own process group and session (through
  * {@code setsid}; Linux with util-linux). Its stdout and stderr are passed on together, line by
  * line, sanitized and prefixed ({@code [zfs] ...}); see {@link CommandOptions#stderr()}. When it
- * exits, whatever it left running in its group is killed. See {@link Sink} for ownership and
+ * exits with status 0, what it left running in its group (a process substitution such as
+ * {@code tee >(zfs recv ...)}) may finish for up to {@link CommandOptions#linger()}; what still
+ * runs then is killed, and the sink fails ({@code SINK_FAILED}, reason {@code IO}, exit status
+ * 0; the message suggests ending the command with {@code ; wait $!}). On any other ending its
+ * group is killed at once. See {@link Sink} for ownership and
  * threads, and {@link SinkOptions} for the memory bound ({@code fsync} does not apply): writes,
  * waits and the output drain all run on the options' scheduler.
  *
