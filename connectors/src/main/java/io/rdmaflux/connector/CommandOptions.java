@@ -29,8 +29,8 @@ import java.util.function.Consumer;
  *                    default: this process's standard error. Called on the connector's
  *                    scheduler, one line at a time.
  */
-public record CommandOptions(Path directory, Path shell, Map<String, String> environment, Duration grace, Duration linger,
-                             String name, Consumer<String> stderr) {
+public record CommandOptions(Path directory, Path shell, Map<String, String> environment, Duration grace,
+                             Duration linger, String name, Consumer<String> stderr) {
 
     private static final Consumer<String> STANDARD_ERROR = line -> System.err.println(line);
     private static final Path SH = Path.of("/bin/sh");

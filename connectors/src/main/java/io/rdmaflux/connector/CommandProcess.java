@@ -353,22 +353,23 @@ final class CommandProcess {
      */
     void finish(ErrorCode code) {
         long deadline = System.nanoTime() + options.linger().toNanos();
+        long pause = 1;
         boolean left = groupAlive();
-        for (long pause = 1; left && !stopping && System.nanoTime() - deadline < 0; pause = Math.min(2 * pause, 100)) {
+        while (left && !stopping && System.nanoTime() - deadline < 0 && !Thread.currentThread().isInterrupted()) {
             try {
                 Thread.sleep(Math.max(1, Math.min(pause, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                break;
             }
+            pause = Math.min(2 * pause, 100);
             left = groupAlive();
         }
-        boolean cutShort = stopping;
+        boolean lingered = System.nanoTime() - deadline >= 0;
         stop();
         if (left) {
             throw ConnectorException.command(code, Reason.IO, 0, command.quoted() + " exited with status 0, but its "
-                    + "process group was still running " + (cutShort ? "when the stream was stopped"
-                            : seconds(options.linger()) + " after it exited")
+                    + "process group was still running " + (lingered ? seconds(options.linger()) + " after it exited"
+                            : "when the stream was stopped")
                     + " and was killed (to wait for a process substitution, end the command with '; wait $!')");
         }
     }
@@ -381,7 +382,8 @@ final class CommandProcess {
      */
     private boolean groupAlive() {
         String group = Long.toString(process.pid());
-        try (DirectoryStream<Path> procs = Files.newDirectoryStream(PROC, p -> Character.isDigit(p.getFileName().toString().charAt(0)))) {
+        try (DirectoryStream<Path> procs = Files.newDirectoryStream(PROC,
+                p -> Character.isDigit(p.getFileName().toString().charAt(0)))) {
             for (Path p : procs) {
                 String[] stat;
                 try {
