@@ -209,7 +209,8 @@ class CommandSinkTest {
     void aProcessSubstitutionStillWorkingWhenTheCommandExitsMayFinish() {
         CommandSink sink = CommandSink.shell("tee >(sleep 1; cat > copy) > /dev/null")
                 .withOptions(t.options(dir).withShell(Path.of("/bin/bash")));
-        SinkResult r = sink.write(TestSupport.chunksOf("hello\n".getBytes(StandardCharsets.UTF_8), CHUNK, pool)).block(T);
+        byte[] hello = "hello\n".getBytes(StandardCharsets.UTF_8);
+        SinkResult r = sink.write(TestSupport.chunksOf(hello, CHUNK, pool)).block(T);
 
         assertThat(r.exitStatus()).hasValue(0);
         assertThat(dir.resolve("copy")).hasContent("hello");
@@ -225,9 +226,16 @@ class CommandSinkTest {
                     assertThat(e.reason()).isEqualTo(Reason.IO);
                     assertThat(e.exitStatus()).hasValue(0);
                 })
-                .hasMessage("command 'cat > part; sleep 30 &' exited with status 0, but its process group was still "
-                        + "running 1 s after it exited and was killed (to wait for a process substitution, end the "
-                        + "command with '; wait $!')");
+                .hasMessage(CommandTestSupport.outlived("cat > part; sleep 30 &", "1 s"));
         assertThat(dir.resolve("part")).hasSize(3L * CHUNK);
+    }
+
+    @Test
+    void cancellingDuringTheLingerKillsTheGroupAtOnce() {
+        Disposable writing = shell("cat > part; sleep 30 &").write(upstream(3)).subscribe();
+        await("the command exited, its background sleep and the guard still running",
+                () -> dir.resolve("part").toFile().length() == 3L * CHUNK && t.processes().size() == 2);
+        writing.dispose();
+        // @AfterEach: nothing left, long before the default linger (60 s) would have run out.
     }
 }

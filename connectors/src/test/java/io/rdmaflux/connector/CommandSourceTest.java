@@ -171,9 +171,7 @@ class CommandSourceTest {
                     assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_FAILED);
                     assertThat(e.exitStatus()).hasValue(0);
                 })
-                .hasMessage("command 'sleep 600 >/dev/null 2>&1 & echo hi' exited with status 0, but its process "
-                        + "group was still running 300 ms after it exited and was killed (to wait for a process "
-                        + "substitution, end the command with '; wait $!')");
+                .hasMessage(CommandTestSupport.outlived("sleep 600 >/dev/null 2>&1 & echo hi", "300 ms"));
         assertThat(bytes).hasValue(3);
     }
 
