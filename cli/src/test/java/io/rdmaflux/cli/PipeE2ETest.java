@@ -191,9 +191,9 @@ class PipeE2ETest {
     @Test
     void aZfsShapedChainReplicatesATreeOnTwoHostsAndChecksumsTheStream() throws Exception {
         // rdma-pipe's `fs1:'zfs send ...' fs2:'tee >(zfs recv ...)' backup:'tee >(zfs recv ...)'
-        // logs:'sha1sum'`, with tar in place of zfs. `wait $!`: a segment ends with its command,
-        // and what its process group still runs is stopped then, a process substitution too
-        // (docs/user-guide.md, rdpipe).
+        // logs:'sha1sum'`, with tar in place of zfs. `wait $!`: the segment then waits for tar x
+        // however long it takes and takes its exit status (without it, a process substitution
+        // gets only the linger, 60 s; docs/user-guide.md, rdpipe).
         Path src = RdcpE2ETest.tree(Files.createDirectories(dir.resolve("src")));
         Path copy2 = Files.createDirectories(dir.resolve("on h2"));
         Path copy3 = Files.createDirectories(dir.resolve("on h3"));

@@ -33,7 +33,9 @@ import reactor.core.publisher.Flux;
  * consume the stream, fails instead.)
  *
  * <p><b>Running.</b> As {@link CommandSource} and {@link CommandSink}: a process group and
- * session of its own, a guard that kills the group when this JVM dies, stderr passed on line
+ * session of its own, a guard that kills the group when this JVM dies, what the command left
+ * running in its group given up to {@link CommandOptions#linger()} after a clean exit (then
+ * killed, which fails the output), stderr passed on line
  * by line, sanitized and prefixed, never mixed into the data. Reads of its output follow
  * {@link SourceOptions}, writes of its input {@link SinkOptions} (both on their schedulers,
  * never on the thread that delivers or requests).
@@ -140,15 +142,16 @@ public final class CommandFilter implements Filter {
                     int status = p.awaitExit();
                     // Whatever input it did not read is not needed any more.
                     feeding.dispose();
+                    if (status == 0 && inputFailure == null) {
+                        p.finish(ErrorCode.SOURCE_FAILED);
+                        return -1;
+                    }
                     p.stop();
                     if (inputFailure != null) {
                         throw new IOException("the input failed");
                     }
-                    if (status != 0) {
-                        throw ConnectorException.command(ErrorCode.SOURCE_FAILED, Reason.IO, status,
-                                p.failure(status, stoppedReading ? " (it had stopped reading its input)" : ""));
-                    }
-                    return -1;
+                    throw ConnectorException.command(ErrorCode.SOURCE_FAILED, Reason.IO, status,
+                            p.failure(status, stoppedReading ? " (it had stopped reading its input)" : ""));
                 }
 
                 @Override

@@ -18,21 +18,27 @@ import java.util.function.Consumer;
  * @param environment variables added to (or replacing those of) this process's environment
  * @param grace       how long a command has to exit after SIGTERM before its process group is
  *                    sent SIGKILL; default 5 s. The grace ends early when the command exits.
+ * @param linger      how long the rest of a command's process group (a process substitution
+ *                    such as {@code tee >(zfs recv ...)}, a background job) may go on running
+ *                    after the command exited with status 0, before it is sent SIGKILL;
+ *                    default 60 s. The linger ends early when nothing of the group is left.
+ *                    Anything killed then fails the stream: the command's work was cut short.
  * @param name        the name that prefixes the command's stderr lines ({@code [name] ...});
  *                    null: the base name of the command's first word, such as {@code zfs}
  * @param stderr      where the command's stderr goes, one prefixed, sanitized line at a time;
  *                    default: this process's standard error. Called on the connector's
  *                    scheduler, one line at a time.
  */
-public record CommandOptions(Path directory, Path shell, Map<String, String> environment, Duration grace, String name,
-                             Consumer<String> stderr) {
+public record CommandOptions(Path directory, Path shell, Map<String, String> environment, Duration grace,
+                             Duration linger, String name, Consumer<String> stderr) {
 
     private static final Consumer<String> STANDARD_ERROR = line -> System.err.println(line);
     private static final Path SH = Path.of("/bin/sh");
 
     /** The defaults described above. */
     public static CommandOptions defaults() {
-        return new CommandOptions(null, SH, Map.of(), Duration.ofSeconds(5), null, STANDARD_ERROR);
+        return new CommandOptions(null, SH, Map.of(), Duration.ofSeconds(5), Duration.ofSeconds(60), null,
+                STANDARD_ERROR);
     }
 
     public CommandOptions {
@@ -42,6 +48,10 @@ public record CommandOptions(Path directory, Path shell, Map<String, String> env
         if (grace.isNegative()) {
             throw new IllegalArgumentException("grace must not be negative");
         }
+        Objects.requireNonNull(linger, "linger");
+        if (linger.isNegative()) {
+            throw new IllegalArgumentException("linger must not be negative");
+        }
         Objects.requireNonNull(stderr, "stderr");
         if (name != null && name.isBlank()) {
             throw new IllegalArgumentException("name must not be blank");
@@ -49,35 +59,40 @@ public record CommandOptions(Path directory, Path shell, Map<String, String> env
     }
 
     public CommandOptions withDirectory(Path v) {
-        return new CommandOptions(v, shell, environment, grace, name, stderr);
+        return new CommandOptions(v, shell, environment, grace, linger, name, stderr);
     }
 
     /** The shell for shell commands, such as {@code /bin/bash} for {@code tee >(tar x)}. */
     public CommandOptions withShell(Path v) {
-        return new CommandOptions(directory, v, environment, grace, name, stderr);
+        return new CommandOptions(directory, v, environment, grace, linger, name, stderr);
     }
 
     /** Replaces all additions with {@code v}. */
     public CommandOptions withEnvironment(Map<String, String> v) {
-        return new CommandOptions(directory, shell, v, grace, name, stderr);
+        return new CommandOptions(directory, shell, v, grace, linger, name, stderr);
     }
 
     /** Adds one variable to the additions. */
     public CommandOptions withEnvironment(String key, String value) {
         Map<String, String> m = new LinkedHashMap<>(environment);
         m.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
-        return new CommandOptions(directory, shell, m, grace, name, stderr);
+        return new CommandOptions(directory, shell, m, grace, linger, name, stderr);
     }
 
     public CommandOptions withGrace(Duration v) {
-        return new CommandOptions(directory, shell, environment, v, name, stderr);
+        return new CommandOptions(directory, shell, environment, v, linger, name, stderr);
+    }
+
+    /** How long the rest of the process group may run after the command exited with status 0. */
+    public CommandOptions withLinger(Duration v) {
+        return new CommandOptions(directory, shell, environment, grace, v, name, stderr);
     }
 
     public CommandOptions withName(String v) {
-        return new CommandOptions(directory, shell, environment, grace, v, stderr);
+        return new CommandOptions(directory, shell, environment, grace, linger, v, stderr);
     }
 
     public CommandOptions withStderr(Consumer<String> v) {
-        return new CommandOptions(directory, shell, environment, grace, name, v);
+        return new CommandOptions(directory, shell, environment, grace, linger, name, v);
     }
 }

@@ -10,6 +10,7 @@ import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -52,6 +53,14 @@ import reactor.util.Loggers;
  * written directly into the chunks' buffers, and never drained behind our back by the JDK's
  * process reaper) and the guard takes its hold on stdin; so the command never runs unguarded,
  * even when it is set-user-ID.
+ *
+ * <p><b>The end.</b> When the command exited by itself with status 0, {@link #finish} lets the
+ * rest of its group finish its work, as bash alone and ssh (which waits for the end of its
+ * output) would: a process substitution such as {@code tee >(zfs recv ...)} often outlives
+ * the command. It waits while any process of the group is alive, up to
+ * {@link CommandOptions#linger()}, then kills what is left, and that fails the stream. On
+ * every other path (a failed command, a failed or cancelled stream) {@link #stop()} kills the
+ * group at once.
  */
 final class CommandProcess {
 
@@ -92,6 +101,7 @@ final class CommandProcess {
     private static final long EXIT_MILLIS = 10_000;
     private static final long STDERR_MILLIS = 5_000;
 
+    private static final Path PROC = Path.of("/proc");
     private static final String SETSID = find("setsid", "/usr/bin/setsid", "/bin/setsid", "/usr/sbin/setsid");
 
     /** What the connector does with the command's output and input. */
@@ -124,6 +134,8 @@ final class CommandProcess {
     private final StderrDrain stderr;
 
     private Ending ending;
+    /** Set by {@link #stop()} before it takes the lock: ends a linger at once. */
+    private volatile boolean stopping;
 
     private CommandProcess(CommandLine command, CommandOptions options, Process process, Process guard,
                            FileInputStream stdout, FileChannel stdin, StderrDrain stderr) {
@@ -288,7 +300,12 @@ final class CommandProcess {
      * {@link #closeInput()} came first. Safe to call from several threads; later calls wait
      * for the first and return what it found.
      */
-    synchronized Ending stop() {
+    Ending stop() {
+        stopping = true;
+        return stopOnce();
+    }
+
+    private synchronized Ending stopOnce() {
         if (ending != null) {
             return ending;
         }
@@ -323,6 +340,76 @@ final class CommandProcess {
         closeQuietly(guard.getInputStream());
         ending = how;
         return how;
+    }
+
+    /**
+     * Ends a command that exited by itself with status 0: waits while any process of its group
+     * is still running, up to {@link CommandOptions#linger()} (or until {@link #stop()} is
+     * called), then stops everything as {@link #stop()} does.
+     *
+     * @param code the code of the failure
+     * @throws ConnectorException (reason IO, exit status 0) when something of the group was
+     *                            still running, and so was killed: its work was cut short
+     */
+    void finish(ErrorCode code) {
+        long deadline = System.nanoTime() + options.linger().toNanos();
+        long pause = 1;
+        boolean left = groupAlive();
+        while (left && !stopping && System.nanoTime() - deadline < 0 && !Thread.currentThread().isInterrupted()) {
+            try {
+                Thread.sleep(Math.max(1, Math.min(pause, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            pause = Math.min(2 * pause, 100);
+            left = groupAlive();
+        }
+        boolean lingered = System.nanoTime() - deadline >= 0;
+        stop();
+        if (left) {
+            throw ConnectorException.command(code, Reason.IO, 0, command.quoted() + " exited with status 0, but its "
+                    + "process group was still running " + (lingered ? seconds(options.linger()) + " after it exited"
+                            : "when the stream was stopped")
+                    + " and was killed (to wait for a process substitution, end the command with '; wait $!')");
+        }
+    }
+
+    /**
+     * Whether a process of the command's group is still alive (a zombie is not: only its
+     * parent, init or a subreaper, has yet to reap it). Everything the command started stays in
+     * its group unless it left with setsid or setpgid, and then the guard could not kill it
+     * either.
+     */
+    private boolean groupAlive() {
+        String group = Long.toString(process.pid());
+        try (DirectoryStream<Path> procs = Files.newDirectoryStream(PROC,
+                p -> Character.isDigit(p.getFileName().toString().charAt(0)))) {
+            for (Path p : procs) {
+                String[] stat;
+                try {
+                    stat = stat(p);
+                } catch (IOException | RuntimeException e) {
+                    continue;   // it has just exited
+                }
+                if (stat[2].equals(group) && !stat[0].equals("Z") && !stat[0].equals("X")) {
+                    return true;
+                }
+            }
+        } catch (IOException e) {
+            log.warn("cannot list the processes of {} ({})", command.quoted(), e.toString());
+        }
+        return false;
+    }
+
+    /** The fields of /proc/PID/stat after "(comm)": state, ppid, pgrp, ... */
+    private static String[] stat(Path proc) throws IOException {
+        String s = Files.readString(proc.resolve("stat"));
+        return s.substring(s.lastIndexOf(')') + 2).split(" ");
+    }
+
+    /** "5 s", "500 ms". */
+    static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     /** The command's exit status; only after it exited. */
@@ -373,13 +460,10 @@ final class CommandProcess {
      * "-PID" names its group.
      */
     private static void awaitOwnGroup(Process process) throws IOException {
-        Path stat = Path.of("/proc", Long.toString(process.pid()), "stat");
+        Path proc = PROC.resolve(Long.toString(process.pid()));
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_MILLIS);
         for (;;) {
-            String s = Files.readString(stat);
-            String[] fields = s.substring(s.lastIndexOf(')') + 2).split(" ");
-            // After "(comm)": state, ppid, pgrp.
-            if (Long.parseLong(fields[2]) == process.pid()) {
+            if (Long.parseLong(stat(proc)[2]) == process.pid()) {
                 return;
             }
             if (!process.isAlive() || System.nanoTime() > deadline) {

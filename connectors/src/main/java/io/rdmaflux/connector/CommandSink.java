@@ -6,7 +6,6 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -40,7 +39,11 @@ import reactor.core.publisher.Mono;
  * {@link CommandOptions#environment()}, in its own process group and session (through
  * {@code setsid}; Linux with util-linux). Its stdout and stderr are passed on together, line by
  * line, sanitized and prefixed ({@code [zfs] ...}); see {@link CommandOptions#stderr()}. When it
- * exits, whatever it left running in its group is killed. See {@link Sink} for ownership and
+ * exits with status 0, what it left running in its group (a process substitution such as
+ * {@code tee >(zfs recv ...)}) may finish for up to {@link CommandOptions#linger()}; what still
+ * runs then is killed, and the sink fails ({@code SINK_FAILED}, reason {@code IO}, exit status
+ * 0; the message suggests ending the command with {@code ; wait $!}). On any other ending its
+ * group is killed at once. See {@link Sink} for ownership and
  * threads, and {@link SinkOptions} for the memory bound ({@code fsync} does not apply): writes,
  * waits and the output drain all run on the options' scheduler.
  *
@@ -100,10 +103,6 @@ public final class CommandSink implements Sink {
         return "CommandSink[" + command.text() + "]";
     }
 
-    private static String seconds(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
-    }
-
     /** One run of the command. */
     private final class Target implements WriteTarget {
 
@@ -149,12 +148,13 @@ public final class CommandSink implements Sink {
             endGiven = true;
             process.closeInput();
             int status = process.awaitExit();
-            process.stop();
             statusReported = true;
             if (status != 0) {
+                process.stop();
                 throw ConnectorException.command(ErrorCode.SINK_FAILED, Reason.IO, status,
                         process.failure(status, " after the end of its input"));
             }
+            process.finish(ErrorCode.SINK_FAILED);
             return command.quoted();
         }
 
@@ -170,7 +170,7 @@ public final class CommandSink implements Sink {
                 case EXITED -> statusReported ? "" : p.quoted() + " had " + CommandProcess.describe(p.exitStatus());
                 case TERMINATED -> p.quoted() + " was stopped with SIGTERM" + input;
                 case KILLED -> p.quoted() + " was killed with SIGKILL, having ignored SIGTERM for "
-                        + seconds(options.grace()) + input;
+                        + CommandProcess.seconds(options.grace()) + input;
             };
         }
 

@@ -38,8 +38,11 @@ import reactor.core.publisher.Flux;
  *
  * <p><b>Ending.</b> On cancel the command's whole process group gets SIGTERM, then SIGKILL
  * after {@link CommandOptions#grace()}; when this JVM exits or dies (even by SIGKILL) the group
- * gets SIGKILL from the command's guard; when the command ends by itself, whatever it left
- * running in its group is killed. Nothing it started in its group is left behind. See {@link Source} for ownership and threads, and
+ * gets SIGKILL from the command's guard; when the command fails by itself, whatever it left
+ * running in its group is killed. When it exits with status 0, what it left running in its
+ * group may finish for up to {@link CommandOptions#linger()}; what still runs then is killed and
+ * fails the stream ({@code SOURCE_FAILED}, reason {@code IO}, exit status 0). Nothing it started
+ * in its group is left behind. See {@link Source} for ownership and threads, and
  * {@link SourceOptions} for the memory bound: reads, waits and the stderr drain all run on
  * the options' scheduler.
  *
@@ -112,11 +115,12 @@ public final class CommandSource implements Source {
                     return n;
                 }
                 int status = process.awaitExit();
-                process.stop();
                 if (status != 0) {
+                    process.stop();
                     throw ConnectorException.command(ErrorCode.SOURCE_FAILED, Reason.IO, status,
                             process.failure(status, ""));
                 }
+                process.finish(ErrorCode.SOURCE_FAILED);
                 return -1;
             }
 

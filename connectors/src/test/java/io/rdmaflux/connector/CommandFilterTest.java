@@ -157,4 +157,29 @@ class CommandFilterTest {
                 .isInstanceOfSatisfying(ConnectorException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NOT_FOUND))
                 .hasMessage("cannot run command 'rdflux-no-such-command': rdflux-no-such-command: command not found");
     }
+
+    /**
+     * A substitution that writes to the output keeps it open, and so is waited for anyway; one
+     * that does not may still finish its work after the command exited.
+     */
+    @Test
+    void aProcessSubstitutionStillWorkingWhenTheCommandExitsMayFinish() {
+        CommandFilter bash = CommandFilter.shell("tee >(exec > /dev/null; sleep 1; cat > copy)")
+                .withOptions(t.options(dir).withShell(Path.of("/bin/bash")));
+        assertThat(collect(bash.apply(text("hello\n")))).asString().isEqualTo("hello\n");
+        assertThat(dir.resolve("copy")).hasContent("hello");
+    }
+
+    @Test
+    void aProcessGroupStillRunningAfterTheLingerIsKilledAndFailsTheOutput() {
+        CommandFilter filter = CommandFilter.shell("cat; sleep 30 > /dev/null &")
+                .withOptions(t.options(dir).withLinger(Duration.ofSeconds(1)));
+        assertThatThrownBy(() -> collect(filter.apply(text("hello\n"))))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_FAILED);
+                    assertThat(e.reason()).isEqualTo(Reason.IO);
+                    assertThat(e.exitStatus()).hasValue(0);
+                })
+                .hasMessage(CommandTestSupport.outlived("cat; sleep 30 > /dev/null &", "1 s"));
+    }
 }

@@ -12,6 +12,7 @@ import io.rdmaflux.connector.ConnectorException.Reason;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -201,5 +202,40 @@ class CommandSinkTest {
         assertThat(r.location()).isEqualTo("command 'sh -c 'wc -c; echo '\\''to stderr'\\'' >&2' 'it'\\''s me''");
         assertThat(t.stderr).containsExactly("[counter] " + 4 * CHUNK, "[counter] to stderr");
         assertThat(TestSupport.list(dir)).isEmpty();
+    }
+
+    /** As bash alone does (and ssh, which waits for the end of its output), the substitution may finish its work. */
+    @Test
+    void aProcessSubstitutionStillWorkingWhenTheCommandExitsMayFinish() {
+        CommandSink sink = CommandSink.shell("tee >(sleep 1; cat > copy) > /dev/null")
+                .withOptions(t.options(dir).withShell(Path.of("/bin/bash")));
+        byte[] hello = "hello\n".getBytes(StandardCharsets.UTF_8);
+        SinkResult r = sink.write(TestSupport.chunksOf(hello, CHUNK, pool)).block(T);
+
+        assertThat(r.exitStatus()).hasValue(0);
+        assertThat(dir.resolve("copy")).hasContent("hello");
+    }
+
+    @Test
+    void aProcessGroupStillRunningAfterTheLingerIsKilledAndFailsTheSink() {
+        CommandSink sink = CommandSink.shell("cat > part; sleep 30 &")
+                .withOptions(t.options(dir).withLinger(Duration.ofSeconds(1)));
+        assertThatThrownBy(() -> sink.write(upstream(3)).block(T))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
+                    assertThat(e.reason()).isEqualTo(Reason.IO);
+                    assertThat(e.exitStatus()).hasValue(0);
+                })
+                .hasMessage(CommandTestSupport.outlived("cat > part; sleep 30 &", "1 s"));
+        assertThat(dir.resolve("part")).hasSize(3L * CHUNK);
+    }
+
+    @Test
+    void cancellingDuringTheLingerKillsTheGroupAtOnce() {
+        Disposable writing = shell("cat > part; sleep 30 &").write(upstream(3)).subscribe();
+        await("the command exited, its background sleep and the guard still running",
+                () -> dir.resolve("part").toFile().length() == 3L * CHUNK && t.processes().size() == 2);
+        writing.dispose();
+        // @AfterEach: nothing left, long before the default linger (60 s) would have run out.
     }
 }

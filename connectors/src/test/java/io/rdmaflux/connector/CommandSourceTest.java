@@ -162,9 +162,24 @@ class CommandSourceTest {
     }
 
     @Test
-    void whatACommandLeavesRunningInItsGroupIsKilledWhenItEnds() {
-        assertThat(collect(shell("sleep 600 >/dev/null 2>&1 & echo hi").open()))
+    void whatACommandLeavesRunningInItsGroupAfterTheLingerIsKilledAndFailsTheStream() {
+        CommandSource source = shell("sleep 600 >/dev/null 2>&1 & echo hi")
+                .withOptions(t.options(dir).withLinger(Duration.ofMillis(300)));
+        AtomicLong bytes = new AtomicLong();
+        assertThatThrownBy(() -> collect(source.open().doOnNext(c -> bytes.addAndGet(c.remaining()))))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_FAILED);
+                    assertThat(e.exitStatus()).hasValue(0);
+                })
+                .hasMessage(CommandTestSupport.outlived("sleep 600 >/dev/null 2>&1 & echo hi", "300 ms"));
+        assertThat(bytes).hasValue(3);
+    }
+
+    @Test
+    void whatACommandLeavesRunningInItsGroupMayFinishWithinTheLinger() {
+        assertThat(collect(shell("(sleep 1; echo late > late) >/dev/null 2>&1 & echo hi").open()))
                 .isEqualTo("hi\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(dir.resolve("late")).hasContent("late");
     }
 
     @Test

@@ -28,6 +28,13 @@ final class CommandTestSupport {
         return CommandOptions.defaults().withEnvironment(MARK, mark).withStderr(stderr::add).withDirectory(dir);
     }
 
+    /** The failure of {@code command} whose process group outlived a linger of {@code linger} ("1 s"). */
+    static String outlived(String command, String linger) {
+        return "command '" + command + "' exited with status 0, but its process group was still running " + linger
+                + " after it exited and was killed (to wait for a process substitution, end the command with "
+                + "'; wait $!')";
+    }
+
     /** The live processes that carry this test's marker (commands, their children, guards). */
     List<Long> processes() {
         return withMarker(mark);

@@ -35,6 +35,10 @@ final class CommandSettings {
     static final OptionSpec<Duration> GRACE = optional("grace", ValueType.duration(), Duration.ofSeconds(5),
             "How long the command has to exit after SIGTERM (when the stream fails) before its process group gets "
                     + "SIGKILL.");
+    static final OptionSpec<Duration> LINGER = optional("linger", ValueType.duration(), Duration.ofSeconds(60),
+            "How long what the command started in its process group (a process substitution such as tee >(zfs recv "
+                    + "...)) may go on running after the command exited with status 0; what is still running then is "
+                    + "killed and fails the stream.");
     static final OptionSpec<String> NAME = optional("name", ValueType.string(), null,
             "The prefix of the command's stderr lines, [NAME] ... (default: the program's name).");
 
@@ -43,9 +47,9 @@ final class CommandSettings {
     private CommandSettings() {
     }
 
-    /** command, argv, shell, directory, env, grace, name. */
+    /** command, argv, shell, directory, env, grace, linger, name. */
     static List<OptionSpec<?>> common() {
-        return List.of(COMMAND, ARGV, SHELL, DIRECTORY, ENV, GRACE, NAME);
+        return List.of(COMMAND, ARGV, SHELL, DIRECTORY, ENV, GRACE, LINGER, NAME);
     }
 
     /** Exactly one of command and argv; a usable shell, directory and environment. */
@@ -75,6 +79,9 @@ final class CommandSettings {
         if (v.get(GRACE).isNegative()) {
             throw OptionValues.invalid(GRACE, "must not be negative");
         }
+        if (v.get(LINGER).isNegative()) {
+            throw OptionValues.invalid(LINGER, "must not be negative");
+        }
     }
 
     /** The connector for the command or argv given: {@code shell.apply(command)} or {@code argv.apply(list)}. */
@@ -96,6 +103,7 @@ final class CommandSettings {
                 .withDirectory(v.get(DIRECTORY))
                 .withEnvironment(env)
                 .withGrace(v.get(GRACE))
+                .withLinger(v.get(LINGER))
                 .withName(v.get(NAME));
     }
 

@@ -346,12 +346,13 @@ class ConfigErrorsTest {
                     command: tee copy | wc -c
                     shell: login
                 stages: [zstd]
-                sink: {type: command, command: tar x, name: untar}
+                sink: {type: command, command: tar x, name: untar, linger: 10m}
                 """, "p.yaml", PLUGINS, Map.of());
         assertThat(c.describe()).isEqualTo("command -> command -> zstd -> command");
         assertThat(value(c.source(), "argv")).isEqualTo(List.of("tar", "c", "."));
         assertThat(value(c.filters().get(0), "shell")).isEqualTo("login");
         assertThat(value(c.source(), "grace")).isEqualTo(Duration.ofSeconds(2));
+        assertThat(value(c.sink(), "linger")).isEqualTo(Duration.ofMinutes(10));
     }
 
     @Test
