@@ -9,9 +9,6 @@ import picocli.CommandLine.Option;
 /** Options every channel tool shares: transport, sizes, verbosity. */
 final class ChannelFlags {
 
-    private static final long MIN_FRAME = 4L << 10;
-    private static final long MAX_FRAME = 64L << 20;
-
     @Option(names = {"-v", "--verbose"}, description = "Say which transport runs and print the bandwidth at the end.")
     boolean verbose;
 
@@ -35,8 +32,9 @@ final class ChannelFlags {
 
     /** The channel options these flags give; a frame size out of range is a usage error. */
     ChannelOptions options() {
-        if (frameSize < MIN_FRAME || frameSize > MAX_FRAME) {
-            throw new UsageException("--frame-size must be between 4K and 64M, was " + ValueType.formatSize(frameSize));
+        if (frameSize < TransportOptions.MIN_FRAME_SIZE || frameSize > TransportOptions.MAX_FRAME_SIZE) {
+            throw new UsageException("--frame-size must be between " + ValueType.formatSize(TransportOptions.MIN_FRAME_SIZE)
+                    + " and " + ValueType.formatSize(TransportOptions.MAX_FRAME_SIZE) + ", was " + ValueType.formatSize(frameSize));
         }
         // One flag sets both ends of the ring: name the flag, not the API's two options.
         if (slots < 2 || slots > TransportOptions.MAX_SLOTS) {

@@ -112,6 +112,9 @@ final class ReceiveCommand implements Callable<Integer> {
         if (command != null && file != null) {
             throw new UsageException("give FILE or --command, not both ('" + file + "' was taken as FILE)");
         }
+        if (command != null && noFsync) {
+            throw new UsageException("--no-fsync is for a FILE; with --command the command decides how it stores what it reads");
+        }
         byte[] secret = key.resolve(positionals.key());
         if (timeout < 0) {
             throw new UsageException("--timeout must not be negative");

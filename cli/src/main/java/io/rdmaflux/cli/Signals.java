@@ -9,8 +9,6 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.nio.file.Path;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.reactivestreams.Publisher;
@@ -114,28 +112,7 @@ final class Signals {
      * its end {@link #confirmEnd confirmed}.
      */
     static Source guard(Source source, String role, boolean confirmEnd) {
-        return new Source() {
-            @Override
-            public Flux<Chunk> open() {
-                Flux<Chunk> data = source.open();
-                return guard(confirmEnd ? confirmEnd(data) : data, role);
-            }
-
-            @Override
-            public Optional<String> name() {
-                return source.name();
-            }
-
-            @Override
-            public OptionalLong size() {
-                return source.size();
-            }
-
-            @Override
-            public String describe() {
-                return source.describe();
-            }
-        };
+        return source.transformStream(data -> guard(confirmEnd ? confirmEnd(data) : data, role));
     }
 
     /** {@code sink}, writing a {@link #guard guarded} stream. */

@@ -28,6 +28,8 @@ class UsageErrorsTest {
         "rdrecv | --slots 4097 1 k  | rdrecv: --slots must be between 2 and 4096, was 4097",
         "rdsend | --command ls h 1 k f | rdsend: give FILE or --command, not both ('f' was taken as FILE)",
         "rdrecv | --command sh 1 k f | rdrecv: give FILE or --command, not both ('f' was taken as FILE)",
+        "rdrecv | --command sh --no-fsync 1 k | rdrecv: --no-fsync is for a FILE; with --command the command decides "
+            + "how it stores what it reads",
         "rdsend | --zstd 3 h 1 k    | rdsend: --zstd takes its level attached: write --zstd=3 (a separate 3 would be HOST)",
         "rdsend | --frame-size 4097M h 1 k | rdsend: --frame-size must be between 4K and 64M, was 4097M",
         "rdrecv | --frame-size 2K 1 k | rdrecv: --frame-size must be between 4K and 64M, was 2K",

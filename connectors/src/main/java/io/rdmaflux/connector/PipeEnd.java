@@ -1,13 +1,9 @@
 package io.rdmaflux.connector;
 
-import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.StreamMetadata;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
-import java.util.OptionalLong;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -63,31 +59,6 @@ public final class PipeEnd {
 
     /** {@code source}, whose stream's end is {@link #held}. */
     public static Source held(Source source) {
-        return new Source() {
-            @Override
-            public Flux<Chunk> open() {
-                return held(source.open());
-            }
-
-            @Override
-            public Optional<String> name() {
-                return source.name();
-            }
-
-            @Override
-            public OptionalLong size() {
-                return source.size();
-            }
-
-            @Override
-            public String describe() {
-                return source.describe();
-            }
-
-            @Override
-            public StreamMetadata metadata(StreamMetadata base) {
-                return source.metadata(base);
-            }
-        };
+        return source.transformStream(PipeEnd::held);
     }
 }

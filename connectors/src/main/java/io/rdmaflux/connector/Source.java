@@ -5,6 +5,7 @@ import io.rdmaflux.protocol.StreamMetadata;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.UnaryOperator;
 import reactor.core.publisher.Flux;
 
 /**
@@ -64,6 +65,41 @@ public interface Source {
     /** This source's name and size as stream metadata. */
     default StreamMetadata metadata() {
         return metadata(StreamMetadata.empty());
+    }
+
+    /**
+     * This source with {@code operator} applied to the stream of each {@link #open()}; its name,
+     * size, description and metadata stay this source's. For wrappers that change how a stream
+     * ends (a held end of input, a guard against a signal), not what it carries.
+     */
+    default Source transformStream(UnaryOperator<Flux<Chunk>> operator) {
+        Source self = this;
+        return new Source() {
+            @Override
+            public Flux<Chunk> open() {
+                return operator.apply(self.open());
+            }
+
+            @Override
+            public Optional<String> name() {
+                return self.name();
+            }
+
+            @Override
+            public OptionalLong size() {
+                return self.size();
+            }
+
+            @Override
+            public String describe() {
+                return self.describe();
+            }
+
+            @Override
+            public StreamMetadata metadata(StreamMetadata base) {
+                return self.metadata(base);
+            }
+        };
     }
 
     /**

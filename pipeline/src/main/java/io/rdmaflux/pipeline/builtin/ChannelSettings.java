@@ -7,6 +7,7 @@ import io.rdmaflux.pipeline.config.OptionSpec;
 import io.rdmaflux.pipeline.config.OptionValues;
 import io.rdmaflux.pipeline.config.ValueType;
 import io.rdmaflux.transport.TransportKind;
+import io.rdmaflux.transport.TransportOptions;
 import io.rdmaflux.pipeline.SharedKey;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -26,9 +27,9 @@ final class ChannelSettings {
             .secret();
     static final OptionSpec<String> TRANSPORT = optional("transport", ValueType.oneOf("auto", "rdma", "tcp"), "auto",
             "auto uses RDMA when both hosts can, TCP otherwise; rdma fails if RDMA is unusable.");
-    static final OptionSpec<Long> FRAME_SIZE = optional("frame-size", ValueType.size(4L << 10, 64L << 20), 1L << 20,
+    static final OptionSpec<Long> FRAME_SIZE = optional("frame-size", ValueType.size(TransportOptions.MIN_FRAME_SIZE, TransportOptions.MAX_FRAME_SIZE), 1L << 20,
             "The largest data frame; larger frames cost less per byte (on RDMA they are pinned memory).");
-    static final OptionSpec<Integer> SLOTS = optional("slots", ValueType.integer(2, 4096), 16,
+    static final OptionSpec<Integer> SLOTS = optional("slots", ValueType.integer(2, TransportOptions.MAX_SLOTS), 16,
             "Frames in flight: the receive ring and the send slots; buffer memory is about frame-size x slots.");
     static final OptionSpec<Duration> IDLE_TIMEOUT = optional("idle-timeout", ValueType.duration(),
             Duration.ofSeconds(30), "Fail the stream when nothing is heard from the peer for this long.");
