@@ -7,7 +7,6 @@ import static io.rdmaflux.connector.TestSupport.sha256;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.connector.ConnectorException.Reason;
 import io.rdmaflux.protocol.ErrorCode;
@@ -16,8 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,45 +30,32 @@ class CommandFilterTest {
 
     private static final Duration T = Duration.ofSeconds(60);
     private static final String WITNESS = "cat > part; touch done";
-    private static final int CHUNK = 64 * 1024;
+    private static final int CHUNK = Upstream.CHUNK;
 
     @TempDir
     Path dir;
 
     private final CommandTestSupport t = new CommandTestSupport();
-    private final BufferPool pool = new BufferPool("upstream", CHUNK, 8);
-    private final AtomicBoolean upstreamCancelled = new AtomicBoolean();
-    private final AtomicLong sent = new AtomicLong();
+    private final Upstream up = new Upstream();
 
     @AfterEach
     void nothingLeftBehind() {
         t.awaitNoneLeft();
-        await("upstream chunks released", () -> pool.outstanding() == 0);
+        up.awaitReleased();
     }
 
     private CommandFilter shell(String command) {
         return CommandFilter.shell(command).withOptions(t.options(dir));
     }
 
-    /** {@code chunks} chunks of seeded bytes from the pool, generated as requested. */
-    private Flux<Chunk> upstream(int chunks) {
-        byte[] data = randomBytes(CHUNK, 7);
-        return Flux.range(0, chunks).map(i -> {
-            Chunk c = pool.acquire();
-            c.buffer().put(data).flip();
-            sent.addAndGet(CHUNK);
-            return c;
-        }).doOnCancel(() -> upstreamCancelled.set(true));
-    }
-
     private Flux<Chunk> text(String s) {
-        return TestSupport.chunksOf(s.getBytes(StandardCharsets.UTF_8), CHUNK, pool);
+        return TestSupport.chunksOf(s.getBytes(StandardCharsets.UTF_8), CHUNK, up.pool);
     }
 
     @Test
     void theStreamGoesThroughTheCommand() {
         byte[] data = randomBytes(5 * 1024 * 1024 + 77, 3);
-        byte[] out = collect(shell("cat").apply(TestSupport.chunksOf(data, CHUNK, pool)));
+        byte[] out = collect(shell("cat").apply(TestSupport.chunksOf(data, CHUNK, up.pool)));
         assertThat(sha256(out)).isEqualTo(sha256(data));
 
         assertThat(new String(collect(shell("tr '[:lower:]' '[:upper:]'").apply(text("hello\n"))),
@@ -80,14 +64,14 @@ class CommandFilterTest {
 
     @Test
     void theCommandSeesEndOfInputAfterTheInputCompleted() {
-        assertThat(collect(shell(WITNESS + "; echo finished").apply(upstream(20)))).asString().isEqualTo("finished\n");
+        assertThat(collect(shell(WITNESS + "; echo finished").apply(up.chunks(20)))).asString().isEqualTo("finished\n");
         assertThat(dir.resolve("part")).hasSize(20L * CHUNK);
         assertThat(dir.resolve("done")).exists();
     }
 
     @Test
     void anInputThatFailsMidwayNeverGivesEndOfInputAndFailsTheOutputWithItsCode() {
-        Flux<Chunk> failing = upstream(20).concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED,
+        Flux<Chunk> failing = up.chunks(20).concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED,
                 "stream cut short: connection lost")));
         assertThatThrownBy(() -> collect(shell(WITNESS).apply(failing)))
                 .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TRUNCATED))
@@ -98,7 +82,7 @@ class CommandFilterTest {
 
     @Test
     void aNonZeroStatusFailsTheOutputAndCancelsTheInput() {
-        assertThatThrownBy(() -> collect(shell("head -c 1000; echo 'bad input' >&2; exit 3").apply(upstream(10_000))))
+        assertThatThrownBy(() -> collect(shell("head -c 1000; echo 'bad input' >&2; exit 3").apply(up.chunks(10_000))))
                 .isInstanceOfSatisfying(ConnectorException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_FAILED);
                     assertThat(e.reason()).isEqualTo(Reason.IO);
@@ -106,40 +90,40 @@ class CommandFilterTest {
                 })
                 .hasMessageStartingWith("command 'head -c 1000; echo 'bad input' >&2; exit 3' exited with status 3")
                 .hasMessageEndingWith(": bad input");
-        await("the input is cancelled", upstreamCancelled::get);
-        assertThat(sent.get()).isLessThan(10_000L * CHUNK);
+        await("the input is cancelled", up.cancelled::get);
+        assertThat(up.sent.get()).isLessThan(10_000L * CHUNK);
     }
 
     @Test
     void aCommandKilledByASignalFailsTheOutput() {
-        assertThatThrownBy(() -> collect(shell("head -c 100 >/dev/null; kill -9 $$").apply(upstream(10_000))))
+        assertThatThrownBy(() -> collect(shell("head -c 100 >/dev/null; kill -9 $$").apply(up.chunks(10_000))))
                 .isInstanceOfSatisfying(ConnectorException.class, e -> assertThat(e.exitStatus()).hasValue(137))
                 .hasMessageContaining("was killed by signal 9 (KILL)");
     }
 
     @Test
     void aCommandThatStopsReadingAndExitsZeroHasDoneItsWork() {
-        byte[] out = collect(shell("head -c 1000").apply(upstream(10_000)));
+        byte[] out = collect(shell("head -c 1000").apply(up.chunks(10_000)));
         assertThat(out).hasSize(1000);
-        await("the input is cancelled", upstreamCancelled::get);
-        assertThat(sent.get()).isLessThan(10_000L * CHUNK);
+        await("the input is cancelled", up.cancelled::get);
+        assertThat(up.sent.get()).isLessThan(10_000L * CHUNK);
     }
 
     @Test
     void aCommandThatReadsNothingGivesItsOutputAndTheInputIsCancelled() {
-        assertThat(collect(shell("echo made without input").apply(upstream(Integer.MAX_VALUE))))
+        assertThat(collect(shell("echo made without input").apply(up.chunks(Integer.MAX_VALUE))))
                 .asString().isEqualTo("made without input\n");
-        await("the input is cancelled", upstreamCancelled::get);
+        await("the input is cancelled", up.cancelled::get);
     }
 
     @Test
     void cancellingTheOutputStopsTheCommandWithoutEndOfInput() {
-        Disposable running = shell("tee part; touch done").apply(upstream(Integer.MAX_VALUE))
+        Disposable running = shell("tee part; touch done").apply(up.chunks(Integer.MAX_VALUE))
                 .doOnNext(Chunk::release).subscribe();
-        await("data flowing", () -> sent.get() > 1024 * 1024);
+        await("data flowing", () -> up.sent.get() > 1024 * 1024);
         running.dispose();
         t.awaitNoneLeft();
-        await("the input is cancelled", upstreamCancelled::get);
+        await("the input is cancelled", up.cancelled::get);
         assertThat(dir.resolve("done")).doesNotExist();
     }
 
@@ -153,7 +137,7 @@ class CommandFilterTest {
     @Test
     void aProgramThatIsNotFoundFailsTheOutput() {
         assertThatThrownBy(() -> collect(CommandFilter.of(List.of("rdflux-no-such-command")).withOptions(t.options(dir))
-                .apply(upstream(3))))
+                .apply(up.chunks(3))))
                 .isInstanceOfSatisfying(ConnectorException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NOT_FOUND))
                 .hasMessage("cannot run command 'rdflux-no-such-command': rdflux-no-such-command: command not found");
     }

@@ -6,7 +6,6 @@ import static io.rdmaflux.connector.TestSupport.sha256;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.connector.ConnectorException.Reason;
 import io.rdmaflux.protocol.ErrorCode;
@@ -17,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -35,47 +33,34 @@ class CommandSinkTest {
 
     private static final Duration T = Duration.ofSeconds(60);
     private static final String WITNESS = "cat > part; touch done";
-    private static final int CHUNK = 64 * 1024;
+    private static final int CHUNK = Upstream.CHUNK;
 
     @TempDir
     Path dir;
 
     private final CommandTestSupport t = new CommandTestSupport();
-    private final BufferPool pool = new BufferPool("upstream", CHUNK, 8);
-    private final AtomicBoolean upstreamCancelled = new AtomicBoolean();
-    private final AtomicLong sent = new AtomicLong();
+    private final Upstream up = new Upstream();
 
     @AfterEach
     void nothingLeftBehind() {
         t.awaitNoneLeft();
-        await("upstream chunks released", () -> pool.outstanding() == 0);
+        up.awaitReleased();
     }
 
     private CommandSink shell(String command) {
         return CommandSink.shell(command).withOptions(t.options(dir));
     }
 
-    /** {@code chunks} chunks of seeded bytes from the pool, generated as requested. */
-    private Flux<Chunk> upstream(int chunks) {
-        byte[] data = randomBytes(CHUNK, 7);
-        return Flux.range(0, chunks).map(i -> {
-            Chunk c = pool.acquire();
-            c.buffer().put(data).flip();
-            sent.addAndGet(CHUNK);
-            return c;
-        }).doOnCancel(() -> upstreamCancelled.set(true));
-    }
-
     /** {@code chunks} chunks, then the failure a channel reports when its sender died. */
     private Flux<Chunk> failingAfter(int chunks) {
-        return upstream(chunks).concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED,
+        return up.chunks(chunks).concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED,
                 "stream cut short: connection lost")));
     }
 
     @Test
     void aCompleteStreamGivesEndOfInputAndStatusZero() throws IOException {
         byte[] data = randomBytes(3 * 1024 * 1024 + 99, 8);
-        SinkResult r = shell(WITNESS).write(TestSupport.chunksOf(data, CHUNK, pool)).block(T);
+        SinkResult r = shell(WITNESS).write(TestSupport.chunksOf(data, CHUNK, up.pool)).block(T);
 
         assertThat(r.bytes()).isEqualTo(data.length);
         assertThat(r.exitStatus()).hasValue(0);
@@ -87,7 +72,7 @@ class CommandSinkTest {
     @Test
     void aNonZeroStatusAfterTheEndFailsTheSink() {
         assertThatThrownBy(() -> shell("cat > /dev/null; echo 'no space for you' >&2; exit 4")
-                .write(upstream(5)).block(T))
+                .write(up.chunks(5)).block(T))
                 .isInstanceOfSatisfying(ConnectorException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
                     assertThat(e.reason()).isEqualTo(Reason.IO);
@@ -99,7 +84,7 @@ class CommandSinkTest {
 
     @Test
     void aConsumerThatExitsEarlyFailsTheSinkWithItsStatusAndCancelsThePublisher() {
-        assertThatThrownBy(() -> shell("head -c 1000 > /dev/null; echo 'seen enough' >&2").write(upstream(10_000)).block(T))
+        assertThatThrownBy(() -> shell("head -c 1000 > /dev/null; echo 'seen enough' >&2").write(up.chunks(10_000)).block(T))
                 .isInstanceOfSatisfying(ConnectorException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
                     assertThat(e.reason()).isEqualTo(Reason.BROKEN_PIPE);
@@ -108,8 +93,8 @@ class CommandSinkTest {
                 .message().matches("command 'head -c 1000 > /dev/null; echo 'seen enough' >&2' exited with status 0 "
                         + "before the end of the stream \\(it stopped reading after \\d+ bytes\\): seen enough");
         // The sink reports its failure before it cancels upstream (so the peer hears its reason).
-        await("the publisher is cancelled", upstreamCancelled::get);
-        assertThat(sent.get()).isLessThan(10_000L * CHUNK);
+        await("the publisher is cancelled", up.cancelled::get);
+        assertThat(up.sent.get()).isLessThan(10_000L * CHUNK);
     }
 
     @Test
@@ -131,14 +116,14 @@ class CommandSinkTest {
 
     @Test
     void aCancelledStreamNeverGivesEndOfInput() {
-        Disposable writing = shell(WITNESS).write(upstream(Integer.MAX_VALUE)).subscribe();
-        await("data flowing", () -> sent.get() > 1024 * 1024);
+        Disposable writing = shell(WITNESS).write(up.chunks(Integer.MAX_VALUE)).subscribe();
+        await("data flowing", () -> up.sent.get() > 1024 * 1024);
         assertThat(t.processes()).as("the command and its guard, found by their marker").hasSizeGreaterThanOrEqualTo(2);
         writing.dispose();
 
         t.awaitNoneLeft();
         // The sink reports its failure before it cancels upstream (so the peer hears its reason).
-        await("the publisher is cancelled", upstreamCancelled::get);
+        await("the publisher is cancelled", up.cancelled::get);
         assertThat(dir.resolve("done")).doesNotExist();
     }
 
@@ -151,9 +136,9 @@ class CommandSinkTest {
         CompletableFuture<SinkResult> result = shell("sleep 600; " + WITNESS)
                 .write(channel.flux().doOnRequest(requested::addAndGet)).toFuture();
         await("initial demand", () -> requested.get() >= 4);
-        channel.next(upstream(1).blockFirst(T));
+        channel.next(up.chunks(1).blockFirst(T));
         await("first chunk written", () -> requested.get() >= 5);
-        channel.next(upstream(1).blockFirst(T));
+        channel.next(up.chunks(1).blockFirst(T));
         await("second write blocked", CommandSinkTest::aWriteIsBlocked);
         channel.error(new ProtocolException(ErrorCode.TRUNCATED, "stream cut short: connection lost"));
 
@@ -183,21 +168,21 @@ class CommandSinkTest {
     @Test
     void aProgramThatIsNotFoundFailsTheSinkAndCancelsThePublisher() {
         CommandSink sink = CommandSink.of(List.of("rdflux-no-such-command")).withOptions(t.options(dir));
-        assertThatThrownBy(() -> sink.write(upstream(3)).block(T))
+        assertThatThrownBy(() -> sink.write(up.chunks(3)).block(T))
                 .isInstanceOfSatisfying(ConnectorException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
                     assertThat(e.reason()).isEqualTo(Reason.NOT_FOUND);
                 })
                 .hasMessage("cannot run command 'rdflux-no-such-command': rdflux-no-such-command: command not found");
         // The sink reports its failure before it cancels upstream (so the peer hears its reason).
-        await("the publisher is cancelled", upstreamCancelled::get);
+        await("the publisher is cancelled", up.cancelled::get);
     }
 
     @Test
     void itsStdoutAndStderrAreDrainedPrefixedAndTheArgumentVectorIsQuoted() throws IOException {
         CommandSink sink = CommandSink.of(List.of("sh", "-c", "wc -c; echo 'to stderr' >&2", "it's me"))
                 .withOptions(t.options(dir).withName("counter"));
-        SinkResult r = sink.write(upstream(4)).block(T);
+        SinkResult r = sink.write(up.chunks(4)).block(T);
 
         assertThat(r.location()).isEqualTo("command 'sh -c 'wc -c; echo '\\''to stderr'\\'' >&2' 'it'\\''s me''");
         assertThat(t.stderr).containsExactly("[counter] " + 4 * CHUNK, "[counter] to stderr");
@@ -210,7 +195,7 @@ class CommandSinkTest {
         CommandSink sink = CommandSink.shell("tee >(sleep 1; cat > copy) > /dev/null")
                 .withOptions(t.options(dir).withShell(Path.of("/bin/bash")));
         byte[] hello = "hello\n".getBytes(StandardCharsets.UTF_8);
-        SinkResult r = sink.write(TestSupport.chunksOf(hello, CHUNK, pool)).block(T);
+        SinkResult r = sink.write(TestSupport.chunksOf(hello, CHUNK, up.pool)).block(T);
 
         assertThat(r.exitStatus()).hasValue(0);
         assertThat(dir.resolve("copy")).hasContent("hello");
@@ -220,7 +205,7 @@ class CommandSinkTest {
     void aProcessGroupStillRunningAfterTheLingerIsKilledAndFailsTheSink() {
         CommandSink sink = CommandSink.shell("cat > part; sleep 30 &")
                 .withOptions(t.options(dir).withLinger(Duration.ofSeconds(1)));
-        assertThatThrownBy(() -> sink.write(upstream(3)).block(T))
+        assertThatThrownBy(() -> sink.write(up.chunks(3)).block(T))
                 .isInstanceOfSatisfying(ConnectorException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
                     assertThat(e.reason()).isEqualTo(Reason.IO);
@@ -232,7 +217,7 @@ class CommandSinkTest {
 
     @Test
     void cancellingDuringTheLingerKillsTheGroupAtOnce() {
-        Disposable writing = shell("cat > part; sleep 30 &").write(upstream(3)).subscribe();
+        Disposable writing = shell("cat > part; sleep 30 &").write(up.chunks(3)).subscribe();
         await("the command exited, its background sleep and the guard still running",
                 () -> dir.resolve("part").toFile().length() == 3L * CHUNK && t.processes().size() == 2);
         writing.dispose();
