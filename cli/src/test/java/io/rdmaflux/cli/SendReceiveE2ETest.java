@@ -287,6 +287,18 @@ class SendReceiveE2ETest {
         assertThat(out).contains("tcp").contains("rdma").contains("memlock");
     }
 
+    @Test
+    void aToolLeavesNoCopyOfItsNativeLibraryInTheTemporaryDirectory() throws IOException {
+        // doctor loads the RDMA binding, which the tools copy out of the jar to a temporary directory.
+        Path tmp = Files.createDirectory(dir.resolve("tmp"));
+        Tool d = Tool.start(dir, "rdflux", ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.DISCARD,
+                Map.of("RDFLUX_JAVA_OPTS", "-Djava.io.tmpdir=" + tmp), "doctor");
+        assertThat(d.exitCode(LIMIT)).as("doctor: %s", d.err()).isZero();
+        try (Stream<Path> left = Files.list(tmp)) {
+            assertThat(left.map(p -> p.getFileName().toString())).isEmpty();
+        }
+    }
+
     /** Waits until the receiver has started writing its temporary file. */
     private void awaitPartialFile() throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();

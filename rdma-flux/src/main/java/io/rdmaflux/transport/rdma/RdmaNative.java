@@ -180,9 +180,10 @@ public final class RdmaNative {
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             Path lib = dir.resolve(LIB_FILE);
             Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
-            // The mapping stays valid after unlink; delete at exit keeps /tmp clean.
-            lib.toFile().deleteOnExit();
+            // The mapping stays valid after unlink; delete at exit keeps /tmp clean. deleteOnExit
+            // deletes in reverse order of registration: the directory first would fail, not empty.
             dir.toFile().deleteOnExit();
+            lib.toFile().deleteOnExit();
             return lib;
         }
     }
