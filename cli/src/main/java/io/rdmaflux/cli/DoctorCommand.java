@@ -92,7 +92,10 @@ final class DoctorCommand implements Callable<Integer> {
     /** The locked-memory limit against what one connection's registered buffers need. */
     private static String[] memlock() {
         ChannelOptions o = ChannelOptions.defaults();
-        long need = RdmaTransport.registeredBytesPerConnection(o.transportOptions());
+        // A host that relays (rdpipe's middle hops) receives one stream and sends one.
+        long receiving = RdmaTransport.registeredBytesReceiving(o.transportOptions());
+        long sending = RdmaTransport.registeredBytesSending(o.transportOptions());
+        long need = receiving + sending;
         String limit = "unknown";
         long bytes = -2;
         try {
@@ -120,8 +123,8 @@ final class DoctorCommand implements Callable<Integer> {
         } else {
             verdict = "could not be read";
         }
-        return new String[] {"memlock", limit + "; RDMA buffers need " + Meter.human(need) + " per connection ("
-                + Meter.human(o.frameSize()) + " frames, " + o.receiveSlots() + " receive and " + o.sendSlots()
-                + " send slots): " + verdict};
+        return new String[] {"memlock", limit + "; RDMA buffers need " + Meter.human(receiving) + " per stream received and "
+                + Meter.human(sending) + " per stream sent (" + Meter.human(o.frameSize()) + " frames, " + o.receiveSlots()
+                + " receive and " + o.sendSlots() + " send slots): " + verdict};
     }
 }

@@ -306,7 +306,10 @@ abstract class SessionBase implements FrameHandler {
         } else if (now - lastHeard >= options.idleTimeout().toNanos()) {
             fail(new ProtocolException(ErrorCode.TIMEOUT, "no word from the " + peerRole() + " for "
                     + options.idleTimeout().toSeconds() + " s " + progress()));
-        } else if (now - lastSent >= options.heartbeat().toNanos() / 2) {
+        } else if (authenticated && now - lastSent >= options.heartbeat().toNanos() / 2) {
+            // No PING during the handshake (its own timeout is the clock there): a sender's
+            // frames before the receiver's AUTH are then exactly HELLO and AUTH, which is all the
+            // RDMA transport posts receives for until it has set up the ring.
             send(FrameType.PING, EMPTY);
         }
     }

@@ -110,6 +110,58 @@ class TimersTest {
         assertThat(sent.toFuture()).isNotDone();
     }
 
+    /**
+     * Before it has the receiver's AUTH a sender sends HELLO and AUTH and nothing else, however
+     * long it waits: the RDMA transport posts only two small receives until the ring is up.
+     */
+    @Test
+    void aSenderSendsNoPingBeforeItHasTheReceiversAuth() throws Exception {
+        java.util.List<FrameType> fromSender = new java.util.concurrent.CopyOnWriteArrayList<>();
+        TransportServer mute = transport.listen(new InetSocketAddress(0), OPTIONS.transportOptions(), c -> c.start(
+                new FrameHandler() {
+                    @Override
+                    public void onControlFrame(FrameType type, ByteBuffer payload) {
+                        fromSender.add(type);
+                        if (type == FrameType.HELLO) {
+                            // A receiver's HELLO, then silence: the sender's AUTH is never answered.
+                            c.sendControl(FrameType.HELLO, new io.rdmaflux.protocol.Hello(
+                                    io.rdmaflux.protocol.Hello.Role.RECEIVER, new byte[32], 4096, 4).encode());
+                        }
+                    }
+
+                    @Override
+                    public void onDataFrame(Chunk payload) {
+                        payload.release();
+                    }
+
+                    @Override
+                    public void onSendSlotFree() {
+                    }
+
+                    @Override
+                    public void onClosed(Throwable cause) {
+                    }
+                })).block(WAIT);
+        try {
+            FrameConnection c = transport.connect(mute.address(), OPTIONS.transportOptions()).block(WAIT);
+            Mono<Void> sent = new SenderSession(c, KEY, OPTIONS, StreamMetadata.empty(), s -> Flux.<Chunk>never(),
+                    Timers.on(senderTime)).run().cache();
+            sent.subscribe(v -> { }, e -> { });
+            long until = System.nanoTime() + WAIT.toNanos();
+            while (fromSender.size() < 2 && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+            assertThat(fromSender).containsExactly(FrameType.HELLO, FrameType.AUTH);
+
+            // Two heartbeats of silence, still inside the handshake timeout.
+            senderTime.advanceTimeBy(HEARTBEAT.multipliedBy(2).plus(JUST_BEFORE));
+            Thread.sleep(100);
+            assertThat(fromSender).as("frames before the receiver's AUTH").containsExactly(FrameType.HELLO, FrameType.AUTH);
+        } finally {
+            mute.dispose();
+        }
+    }
+
     @Test
     void aPeerThatNeverSpeaksIsFailedAtTheHandshakeTimeoutAndTold() throws Exception {
         FrameConnection mute = transport.connect(server.address(), OPTIONS.transportOptions()).block(WAIT);

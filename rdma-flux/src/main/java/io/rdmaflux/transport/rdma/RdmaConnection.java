@@ -30,11 +30,20 @@ import reactor.util.Loggers;
  * connection ends.
  *
  * <ul>
- *   <li>Receives: a SEND consumes whichever receive is first in the queue, data or control
- *       alike, so the ring is one pool: the engine's credits cover {@code receiveSlots} data
- *       frames, and {@link SlotLayout#CONTROL_RECEIVES} more keep room for control frames, which
- *       are reposted as soon as the engine's {@code onControlFrame} returns. A data frame's slot
- *       is reposted when the engine releases its lease, on the releasing thread.</li>
+ *   <li>Roles: a connection this side opened (a client, with its own event channel) sends the
+ *       stream and takes only control frames; one it accepted receives the stream. This is how
+ *       the engine uses them, and it lets each side register only what its role needs.</li>
+ *   <li>Receives before data: small control receives ({@link SlotLayout#SMALL} bytes). A
+ *       connecting side keeps {@link SlotLayout#CONNECTING_CONTROL_RECEIVES} of them posted for
+ *       good. An accepting side posts two, for the peer's HELLO and AUTH, and posts one again
+ *       only after a PING, so that none is left when the ring goes up: a stranger that never
+ *       authenticates costs two small receives, not a ring.</li>
+ *   <li>The ring ({@link #acceptData()}, accepting side): a SEND consumes whichever receive is
+ *       first in the queue, data or control alike, so the ring is one pool: the engine's credits
+ *       cover {@code receiveSlots} data frames, and {@link SlotLayout#RING_CONTROL} more keep
+ *       room for control frames, which are reposted as soon as the engine's
+ *       {@code onControlFrame} returns. A data frame's slot is reposted when the engine
+ *       releases its lease, on the releasing thread.</li>
  *   <li>Sends: a data chunk is copied into a send slot and released at once;
  *       {@link FrameHandler#onSendSlotFree()} follows the send's completion. Each frame is one
  *       SEND_WITH_IMM carrying the frame type in its immediate value.</li>
@@ -80,10 +89,10 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
     private final Sinks.Empty<Void> closedSignal = Sinks.empty();
 
     /**
-     * Builds every verbs resource on an id whose route is resolved (client; {@code ownChannel}
-     * is its event channel) or that arrived in a connect request (server; null), and posts the
-     * whole receive ring. On failure releases what it made (not the id or channel, which stay
-     * the caller's) and throws.
+     * Builds the verbs resources on an id whose route is resolved (client, the sending side;
+     * {@code ownChannel} is its event channel) or that arrived in a connect request (server, the
+     * receiving side; null), and posts its control receives. On failure releases what it made
+     * (not the id or channel, which stay the caller's) and throws.
      */
     RdmaConnection(RdmaCmId id, RdmaEventChannel ownChannel, TransportOptions options, String peer)
             throws IOException {
@@ -91,7 +100,7 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
         this.ownChannel = ownChannel;
         this.options = options;
         this.peer = peer;
-        this.layout = SlotLayout.of(options);
+        this.layout = ownChannel == null ? SlotLayout.accepting(options) : SlotLayout.connecting(options);
         this.waker = new Waker();
         try {
             this.resources = RdmaResources.open(id, layout, peer);
@@ -147,6 +156,29 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
         t.start();
     }
 
+    /**
+     * Registers and posts the data ring before returning, so that it is ready for the frames
+     * the peer sends once it has our AUTH (queued after this call). The peer's HELLO and AUTH
+     * have taken both control receives by now (the engine calls this while handling that AUTH),
+     * so the ring's receives are the next in the queue.
+     *
+     * @throws ProtocolException when the ring cannot be registered (the locked-memory limit,
+     *         say); the engine answers ERROR with the reason and closes
+     */
+    @Override
+    public void acceptData() {
+        if (!layout.accepting()) {
+            throw new ProtocolException(ErrorCode.INTERNAL, "RDMA takes data only on connections it accepted, "
+                    + "not on " + describe());
+        }
+        try {
+            resources.openRing();
+        } catch (IOException | RuntimeException e) {
+            throw new ProtocolException(ErrorCode.INTERNAL, "the receiver cannot register its RDMA ring of "
+                    + layout.ringCount() + " x " + layout.stride() + " bytes: " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public void sendControl(FrameType type, ByteBuffer payload) {
         int n = payload.remaining();
@@ -173,6 +205,11 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
                 return;
             }
             if (closeRequestedOrDead()) {
+                return;
+            }
+            if (layout.sendCount() == 0) {
+                fail(new ProtocolException(ErrorCode.INTERNAL, "RDMA sends data only on connections it opened, not on "
+                        + describe()));
                 return;
             }
             int slot = sendQueue.reserveData();
@@ -287,7 +324,8 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
         int slot = RdmaResources.slotOf(wrId);
         int status = wc.getStatus();
         if (status != IbvWC.IbvWcStatus.IBV_WC_SUCCESS.ordinal()) {
-            if (kind != RdmaResources.KIND_RECV) {
+            boolean receive = kind == RdmaResources.KIND_RECV || kind == RdmaResources.KIND_SMALL_RECV;
+            if (!receive) {
                 sendQueue.sendFailed();
             }
             boolean flushed = status == IbvWC.IbvWcStatus.IBV_WC_WR_FLUSH_ERR.ordinal();
@@ -296,6 +334,8 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
             }
         } else if (kind == RdmaResources.KIND_RECV) {
             received(slot, wc.getByte_len(), wc.getImm_data());
+        } else if (kind == RdmaResources.KIND_SMALL_RECV) {
+            receivedSmall(slot, wc.getByte_len(), wc.getImm_data());
         } else if (kind == RdmaResources.KIND_DATA) {
             sendQueue.dataSent(slot);
             if (!closeRequested) {
@@ -330,6 +370,39 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
         }
     }
 
+    /** A frame in a control receive: never data; posted again as the side's rule says. */
+    private void receivedSmall(int slot, int length, int imm) {
+        FrameType type = null;
+        try {
+            if (closeRequested) {
+                return;
+            }
+            if (imm == FrameType.DATA.code()) {
+                fail(new ProtocolException(ErrorCode.PROTOCOL, "DATA frame from " + peer + " before it authenticated"));
+                return;
+            }
+            try {
+                type = FrameType.of(imm);
+            } catch (ProtocolException e) {
+                fail(new ProtocolException(ErrorCode.PROTOCOL, "RDMA frame with unknown type " + imm + " from " + peer));
+                return;
+            }
+            handler.onControlFrame(type, resources.smallSlot(slot, length).asReadOnlyBuffer());
+        } finally {
+            // Accepting side: a PING takes the place of HELLO or AUTH, so its receive goes back;
+            // HELLO and AUTH do not (see the class comment), nor anything once the ring is up.
+            boolean again = !layout.accepting() || type == FrameType.PING && !resources.ringOpen();
+            if (again && !peerGone) {
+                try {
+                    resources.postSmallReceive(slot);
+                } catch (IOException e) {
+                    fail(new ProtocolException(ErrorCode.TRUNCATED, "RDMA receive repost on QP " + resources.qpNum()
+                            + " failed: " + e.getMessage(), e));
+                }
+            }
+        }
+    }
+
     private void repost(int slot) {
         if (peerGone) {
             return;
@@ -345,12 +418,16 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
     private ProtocolException errorCompletion(int status, long kind) {
         String name = status >= 0 && status < IbvWC.IbvWcStatus.values().length
                 ? IbvWC.IbvWcStatus.values()[status].name() : "status " + status;
-        String what = kind == RdmaResources.KIND_RECV ? "receive" : "send";
+        String what = kind == RdmaResources.KIND_RECV || kind == RdmaResources.KIND_SMALL_RECV ? "receive" : "send";
         String hint = switch (name) {
             case "IBV_WC_RETRY_EXC_ERR" -> ": the peer stopped acknowledging (gone or unreachable)";
             case "IBV_WC_RNR_RETRY_EXC_ERR" -> ": the peer had no receive posted";
             case "IBV_WC_WR_FLUSH_ERR" -> ": the queue pair was flushed (connection torn down)";
-            case "IBV_WC_LOC_LEN_ERR" -> ": a frame was larger than the receive slot";
+            // Soft-RoCE reports a frame too large for its receive as a local QP operation error.
+            case "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR" -> kind == RdmaResources.KIND_SMALL_RECV
+                    ? ": probably a frame larger than the " + SlotLayout.SMALL + "-byte receives a side holds before"
+                            + " its peer authenticated"
+                    : name.equals("IBV_WC_LOC_LEN_ERR") ? ": a frame was larger than the receive slot" : "";
             case "IBV_WC_REM_OP_ERR" -> ": the peer could not take the frame (its queue pair failed or is gone)";
             case "IBV_WC_REM_INV_REQ_ERR" -> ": the peer rejected the request as invalid";
             default -> "";

@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,8 +32,9 @@ import reactor.util.Loggers;
 
 /**
  * The verbs resources of one connection: protection domain, completion channel and queue, an RC
- * queue pair, the three registered regions of its {@link SlotLayout}, and DiSNI stateful verb
- * calls built once per slot and reused for every post.
+ * queue pair, the registered regions of its {@link SlotLayout}, and DiSNI stateful verb calls
+ * built once per slot and reused for every post. The data ring of an accepting side is
+ * registered and posted only by {@link #openRing()}, once its peer has authenticated.
  *
  * <p>Posts may come from any thread; they hold a read lock that {@link #release()} takes for
  * writing, so nothing is posted to a queue pair that is being or has been destroyed (a post
@@ -48,9 +50,12 @@ final class RdmaResources {
     /** Bytes registered by all connections of this JVM; for leak checks. */
     static final AtomicLong REGISTERED_BYTES = new AtomicLong();
 
+    /** A receive in the data ring. */
     static final long KIND_RECV = 0;
     static final long KIND_DATA = 1L << 32;
     static final long KIND_CONTROL = 2L << 32;
+    /** A small control receive (see {@link SlotLayout}). */
+    static final long KIND_SMALL_RECV = 3L << 32;
 
     private static final int MAX_TYPE_CODE = Arrays.stream(FrameType.values()).mapToInt(FrameType::code).max().orElse(0);
 
@@ -64,7 +69,8 @@ final class RdmaResources {
 
     private final RdmaCmId id;
     private final SlotLayout layout;
-    private final List<StatefulVerbCall<?>> verbCalls = new ArrayList<>();
+    /** Added to by the poster (control sends built on first use) and by {@link #openRing()}. */
+    private final List<StatefulVerbCall<?>> verbCalls = Collections.synchronizedList(new ArrayList<>());
     private final ReentrantReadWriteLock life = new ReentrantReadWriteLock();
     private boolean destroyed;
 
@@ -73,13 +79,15 @@ final class RdmaResources {
     private IbvCQ cq;
     private IbvQP qp;
     private int qpNum = -1;
-    private IbvMr recvMr;
     private IbvMr sendMr;
     private IbvMr controlMr;
-    private ByteBuffer[] recvSlots;
+    private IbvMr smallMr;
     private ByteBuffer[] sendSlots;
     private ByteBuffer[] controlSlots;
-    private SVCPostRecv[] recvCalls;
+    private ByteBuffer[] smallSlots;
+    private SVCPostRecv[] smallCalls;
+    /** The data ring; null until {@link #openRing()}. Read by the completion and releasing threads. */
+    private volatile Ring ring;
     private SVCPostSend[] sendCalls;
     /** Per control slot and frame type, built on first use (the type travels in the immediate). */
     private SVCPostSend[][] controlCalls;
@@ -92,10 +100,15 @@ final class RdmaResources {
         this.layout = layout;
     }
 
+    /** The registered data ring: its region, slots and prepared receives. */
+    private record Ring(IbvMr mr, ByteBuffer[] slots, SVCPostRecv[] calls) {
+    }
+
     /**
      * Builds every resource on an id whose route is resolved (client) or that arrived in a
-     * connect request (server), arms the completion channel and posts the whole receive ring.
-     * On failure releases what it made (not the id, which stays the caller's) and throws.
+     * connect request (server), arms the completion channel and posts the control receives
+     * (not the data ring: {@link #openRing()}). On failure releases what it made (not the id,
+     * which stays the caller's) and throws.
      */
     static RdmaResources open(RdmaCmId id, SlotLayout layout, String peer) throws IOException {
         layout.requireAllocatable();
@@ -117,10 +130,10 @@ final class RdmaResources {
         pd = ctx.allocPd();
         comp = ctx.createCompChannel();
         int sendDepth = layout.sendCount() + SlotLayout.CONTROL_SENDS;
-        cq = ctx.createCQ(comp, sendDepth + layout.receiveCount() + 1, 0);
+        cq = ctx.createCQ(comp, sendDepth + layout.receiveDepth() + 1, 0);
         IbvQPInitAttr attr = new IbvQPInitAttr();
         attr.cap().setMax_send_wr(sendDepth);
-        attr.cap().setMax_recv_wr(layout.receiveCount());
+        attr.cap().setMax_recv_wr(layout.receiveDepth());
         attr.cap().setMax_send_sge(1);
         attr.cap().setMax_recv_sge(1);
         attr.cap().setMax_inline_data(0);
@@ -133,27 +146,29 @@ final class RdmaResources {
         }
         qpNum = qp.getQp_num();
 
-        ByteBuffer ring = pageAligned(layout.ringBytes());
-        ByteBuffer send = pageAligned(layout.sendBytes());
         ByteBuffer control = pageAligned(layout.controlBytes());
-        recvMr = register(ring);
-        sendMr = register(send);
+        ByteBuffer small = pageAligned(layout.controlReceiveBytes());
         controlMr = register(control);
-        recvSlots = slice(ring, layout.stride(), layout.receiveCount());
-        sendSlots = slice(send, layout.stride(), layout.sendCount());
+        smallMr = register(small);
         controlSlots = slice(control, layout.controlSize(), SlotLayout.CONTROL_SENDS);
+        smallSlots = slice(small, SlotLayout.SMALL, layout.controlReceives());
+        if (layout.sendCount() > 0) {
+            ByteBuffer send = pageAligned(layout.sendBytes());
+            sendMr = register(send);
+            sendSlots = slice(send, layout.stride(), layout.sendCount());
+        }
 
-        wcs = new IbvWC[Math.min(64, layout.receiveCount() + sendDepth)];
+        wcs = new IbvWC[Math.min(64, layout.receiveDepth() + sendDepth)];
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new IbvWC();
         }
         poll = keep(cq.poll(wcs, wcs.length));
         rearm = keep(cq.reqNotification(false));
 
-        recvCalls = new SVCPostRecv[layout.receiveCount()];
-        for (int i = 0; i < recvCalls.length; i++) {
-            recvCalls[i] = keep(qp.postRecv(List.of(receiveRequest(recvMr, (long) i * layout.stride(),
-                    layout.stride(), KIND_RECV | i)), null));
+        smallCalls = new SVCPostRecv[layout.controlReceives()];
+        for (int i = 0; i < smallCalls.length; i++) {
+            smallCalls[i] = keep(qp.postRecv(List.of(receiveRequest(smallMr, (long) i * SlotLayout.SMALL,
+                    SlotLayout.SMALL, KIND_SMALL_RECV | i)), null));
         }
         sendCalls = new SVCPostSend[layout.sendCount()];
         for (int i = 0; i < sendCalls.length; i++) {
@@ -162,9 +177,46 @@ final class RdmaResources {
         }
         controlCalls = new SVCPostSend[SlotLayout.CONTROL_SENDS][MAX_TYPE_CODE + 1];
         rearm.execute();
-        for (SVCPostRecv r : recvCalls) {
+        for (SVCPostRecv r : smallCalls) {
             r.execute();
         }
+    }
+
+    /**
+     * Registers the data ring and posts every receive in it; does nothing if it is up already
+     * or once released. Receives are taken in the order they were posted, so the caller must
+     * know that no control receive is still posted (an accepting side's two are taken by the
+     * peer's HELLO and AUTH): a data frame would land in it otherwise.
+     */
+    void openRing() throws IOException {
+        if (layout.ringCount() == 0) {
+            throw new IllegalStateException("this side of the connection takes no data");
+        }
+        life.readLock().lock();
+        try {
+            if (destroyed || ring != null) {
+                return;
+            }
+            ByteBuffer region = pageAligned(layout.ringBytes());
+            IbvMr mr = register(region);
+            ByteBuffer[] slots = slice(region, layout.stride(), layout.ringCount());
+            SVCPostRecv[] calls = new SVCPostRecv[layout.ringCount()];
+            // Published before the first post: a completion may arrive at once.
+            ring = new Ring(mr, slots, calls);
+            for (int i = 0; i < calls.length; i++) {
+                calls[i] = keep(qp.postRecv(List.of(receiveRequest(mr, (long) i * layout.stride(),
+                        layout.stride(), KIND_RECV | i)), null));
+            }
+            for (SVCPostRecv call : calls) {
+                call.execute();
+            }
+        } finally {
+            life.readLock().unlock();
+        }
+    }
+
+    boolean ringOpen() {
+        return ring != null;
     }
 
     private <T extends StatefulVerbCall<?>> T keep(T call) {
@@ -227,9 +279,14 @@ final class RdmaResources {
         return qpNum;
     }
 
-    /** The first {@code length} bytes of receive slot {@code slot}. */
+    /** The first {@code length} bytes of ring slot {@code slot}. */
     ByteBuffer receiveSlot(int slot, int length) {
-        return recvSlots[slot].duplicate().clear().limit(length);
+        return ring.slots()[slot].duplicate().clear().limit(length);
+    }
+
+    /** The first {@code length} bytes of control receive {@code slot}. */
+    ByteBuffer smallSlot(int slot, int length) {
+        return smallSlots[slot].duplicate().clear().limit(length);
     }
 
     /** Data send slot {@code slot}, cleared, for the caller to fill. */
@@ -237,12 +294,24 @@ final class RdmaResources {
         return sendSlots[slot].duplicate().clear();
     }
 
-    /** Posts receive slot {@code slot} again; does nothing once released. */
+    /** Posts ring slot {@code slot} again; does nothing once released. */
     void postReceive(int slot) throws IOException {
         life.readLock().lock();
         try {
             if (!destroyed) {
-                recvCalls[slot].execute();
+                ring.calls()[slot].execute();
+            }
+        } finally {
+            life.readLock().unlock();
+        }
+    }
+
+    /** Posts control receive {@code slot} again; does nothing once released. */
+    void postSmallReceive(int slot) throws IOException {
+        life.readLock().lock();
+        try {
+            if (!destroyed) {
+                smallCalls[slot].execute();
             }
         } finally {
             life.readLock().unlock();
@@ -326,7 +395,8 @@ final class RdmaResources {
 
     /**
      * Frees every verbs resource that exists, in reverse order of creation: verb calls, QP,
-     * registered regions, CQ, completion channel, PD. Stops posting first. Idempotent.
+     * registered regions, CQ, completion channel, PD. Stops posting first, which also waits for
+     * an {@link #openRing()} in progress. Idempotent.
      */
     void release() {
         stopPosting();
@@ -338,13 +408,15 @@ final class RdmaResources {
             quietly("destroy QP", id::destroyQP);
             qp = null;
         }
-        for (IbvMr mr : new IbvMr[] {recvMr, sendMr, controlMr}) {
+        Ring r = ring;
+        for (IbvMr mr : new IbvMr[] {r == null ? null : r.mr(), sendMr, controlMr, smallMr}) {
             if (mr != null) {
                 quietly("deregister memory", () -> mr.deregMr().execute().free());
                 REGISTERED_BYTES.addAndGet(-mr.getLength());
             }
         }
-        recvMr = sendMr = controlMr = null;
+        ring = null;
+        sendMr = controlMr = smallMr = null;
         if (cq != null) {
             quietly("destroy CQ", cq::destroyCQ);
             cq = null;

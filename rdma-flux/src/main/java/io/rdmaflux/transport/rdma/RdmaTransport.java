@@ -26,11 +26,14 @@ import reactor.core.scheduler.Schedulers;
  * The RDMA transport: reliable-connected queue pairs set up through the RDMA connection manager,
  * on DiSNI's verbs API (not its endpoint groups) and the project's own {@code libdisni}.
  *
- * <p>Each connection has one registered receive ring, allocated once, whose posted receives are
+ * <p>A connection made with {@link #connect} sends the stream; one accepted by {@link #listen}
+ * receives it (the engine's roles). A receiving connection registers one receive ring, once
+ * its peer has authenticated ({@link FrameConnection#acceptData()}), whose posted receives are
  * the credits the peer gets, plus a few receives reserved for control frames, so a
- * receiver-not-ready cannot happen while the engine keeps to its credits. Every frame travels as
- * one SEND_WITH_IMM whose immediate value is the frame type, so data lands page-aligned at the
- * start of a receive slot. See {@link RdmaConnection} for the slot and thread model.
+ * receiver-not-ready cannot happen while the engine keeps to its credits; until then it holds
+ * two small receives. Every frame travels as one SEND_WITH_IMM whose immediate value is the
+ * frame type, so data lands page-aligned at the start of a receive slot. See
+ * {@link RdmaConnection} for the slot and thread model.
  *
  * <p>Blocking connection-manager steps (resolve, connect, accept) run on this transport's own
  * threads, never on Netty's or Reactor's parallel threads.
@@ -77,13 +80,31 @@ public final class RdmaTransport implements Transport {
     }
 
     /**
-     * Bytes of memory one connection registers (pins) with the device for {@code options}: the
-     * receive ring with its spare receives for control frames, the data send slots and the
-     * control send slots, each slot rounded up to whole pages. The process's locked-memory limit
-     * ({@code ulimit -l}) must allow this per open connection.
+     * Bytes of memory a receiving connection registers (pins) with the device for
+     * {@code options} once its sender has authenticated: the receive ring with its spare
+     * receives for control frames (slots rounded up to whole pages), its control send slots and
+     * two small receives. The process's locked-memory limit ({@code ulimit -l}) must allow this
+     * per stream received at once.
      */
-    public static long registeredBytesPerConnection(TransportOptions options) {
-        return SlotLayout.of(options).registeredBytes();
+    public static long registeredBytesReceiving(TransportOptions options) {
+        return SlotLayout.accepting(options).registeredBytes();
+    }
+
+    /**
+     * Bytes a receiving connection registers before its peer has authenticated: small control
+     * receives and control send slots, whatever the frame size. A receiver holds at most a
+     * bounded number of such connections (see {@code FluxReceiver}).
+     */
+    public static long registeredBytesUnauthenticated(TransportOptions options) {
+        return SlotLayout.accepting(options).setupBytes();
+    }
+
+    /**
+     * Bytes a sending connection registers for {@code options}: its data send slots, control
+     * send slots and small control receives.
+     */
+    public static long registeredBytesSending(TransportOptions options) {
+        return SlotLayout.connecting(options).registeredBytes();
     }
 
     /** Connections whose verbs resources are not yet all released; tests check it reaches 0. */

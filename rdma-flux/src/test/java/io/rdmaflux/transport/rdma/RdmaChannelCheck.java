@@ -34,7 +34,8 @@ import reactor.core.scheduler.Schedulers;
  * The channel over real RDMA, in one JVM inside the Soft-RoCE guest: whole streams compared by
  * SHA-256 in both directions (rxe1 to rxe0 and rxe0 to rxe1), empty and 1-byte streams, a slow
  * consumer that makes the sender wait on credits, a wrong key, a second sender and a wrong key
- * while a stream runs (refused, the stream intact), the transport's shutdown (which must end
+ * while a stream runs (refused, the stream intact), connections that never authenticate (they
+ * hold two small receives, not the ring, and are cut off), the transport's shutdown (which must end
  * every thread it started), and at the end a check that no
  * connection, listener or registered byte is left. Prints one line per check; exits 0 when all
  * pass, 1 otherwise. The script runs it with {@code -Drdmaflux.rdma.rnrRetry=0}: a single
@@ -72,6 +73,8 @@ public final class RdmaChannelCheck {
         check("wrong key refused before data", () -> wrongKey(rdma, small, b, a));
         check("a second sender and a wrong key during a stream: refused, the stream intact",
                 () -> intruders(rdma, small, b, a));
+        check("strangers before authentication: 72 KiB and no ring, cut off, the next stream intact",
+                () -> strangers(rdma, big, b, a));
         check("shutdown closes what is open and ends the transport's threads",
                 () -> shutdownEndsThreads(new RdmaTransport(), small, b, a));
 
@@ -246,6 +249,118 @@ public final class RdmaChannelCheck {
             return e.toString();
         } finally {
             server.dispose();
+        }
+    }
+
+    /**
+     * Connections that never authenticate, at a one-stream receiver: an idle one holds only what
+     * {@link RdmaTransport#registeredBytesUnauthenticated} says (no ring) until the handshake
+     * timeout cuts it off; one that sends a control frame over 4 KiB and one that sends DATA
+     * before authenticating are cut off at once; then a real sender's stream arrives whole.
+     */
+    private static String strangers(Transport rdma, ChannelOptions options, String from, String to) {
+        ChannelOptions o = options.withHandshakeTimeout(Duration.ofSeconds(4));
+        TransportOptions t = o.transportOptions();
+        long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (RdmaTransport.liveConnections() > 0 && System.nanoTime() < until) {
+            sleep(50);
+        }
+        if (RdmaTransport.registeredBytes() != 0) {
+            return "earlier checks left " + RdmaTransport.registeredBytes() + " bytes registered";
+        }
+        AtomicLong receivedBytes = new AtomicLong();
+        SingleStreamServer server = FluxReceiver.create().host(to).port(0).key("secret").transport(rdma).options(o)
+                .handle(in -> in.receiveChunks().doOnNext(chunk -> {
+                    receivedBytes.addAndGet(chunk.remaining());
+                    chunk.release();
+                }).then())
+                .bindOne().block(Duration.ofSeconds(20));
+        Mono<Void> outcome = server.outcome().cache();
+        outcome.subscribe(v -> { }, e -> { });
+        System.setProperty("rdmaflux.rdma.source", from);
+        try {
+            Stranger idle = Stranger.connect(rdma, server.address(), t);
+            long expected = RdmaTransport.registeredBytesSending(t) + RdmaTransport.registeredBytesUnauthenticated(t);
+            until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (RdmaTransport.registeredBytes() != expected && System.nanoTime() < until) {
+                sleep(20);
+            }
+            if (RdmaTransport.registeredBytes() != expected) {
+                return "an idle stranger and its receiver hold " + RdmaTransport.registeredBytes()
+                        + " registered bytes, expected " + expected + " (no ring before authentication)";
+            }
+            System.out.println("   an unauthenticated connection holds "
+                    + RdmaTransport.registeredBytesUnauthenticated(t) + " registered bytes at the receiver (its ring: "
+                    + (RdmaTransport.registeredBytesReceiving(t) - RdmaTransport.registeredBytesUnauthenticated(t)) + ")");
+            if (!idle.cutOff()) {
+                return "an idle stranger was not cut off by the handshake timeout";
+            }
+            Stranger big = Stranger.connect(rdma, server.address(), t);
+            big.connection.sendControl(FrameType.HELLO, ByteBuffer.allocate(8192));
+            if (!big.cutOff()) {
+                return "a stranger's 8 KiB HELLO did not end its connection";
+            }
+            Stranger data = Stranger.connect(rdma, server.address(), t);
+            data.connection.sendData(Chunk.wrap(ByteBuffer.allocateDirect(1000)));
+            if (!data.cutOff()) {
+                return "a stranger's DATA frame before authentication did not end its connection";
+            }
+            FluxSender.create().host(to).port(server.address().getPort()).key("secret").transport(rdma).options(o)
+                    .send(Flux.just(ByteBuffer.wrap(new byte[1_000_000]))).block(Duration.ofSeconds(120));
+            outcome.block(Duration.ofSeconds(30));
+            return receivedBytes.get() == 1_000_000 ? null : "received " + receivedBytes.get() + " of 1000000 bytes";
+        } catch (RuntimeException e) {
+            return e.toString();
+        } finally {
+            server.dispose();
+        }
+    }
+
+    /** A raw connection that never authenticates; {@link #cutOff()} waits for the receiver to end it. */
+    private record Stranger(FrameConnection connection, CountDownLatch closed) {
+
+        static Stranger connect(Transport rdma, InetSocketAddress address, TransportOptions t) {
+            CountDownLatch closed = new CountDownLatch(1);
+            FrameConnection c = rdma.connect(address, t).block(Duration.ofSeconds(20));
+            c.start(new FrameHandler() {
+                @Override
+                public void onControlFrame(FrameType type, ByteBuffer payload) {
+                }
+
+                @Override
+                public void onDataFrame(Chunk payload) {
+                    payload.release();
+                }
+
+                @Override
+                public void onSendSlotFree() {
+                }
+
+                @Override
+                public void onClosed(Throwable cause) {
+                    closed.countDown();
+                }
+            });
+            return new Stranger(c, closed);
+        }
+
+        boolean cutOff() {
+            try {
+                return closed.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } finally {
+                connection.close();
+            }
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
