@@ -12,9 +12,9 @@ import java.nio.file.Path;
  * anything connects: a combination that cannot get its buffers is refused with the reason
  * (exit 64), rather than failing mid-stream when the last buffer is allocated.
  *
- * <p>Each side holds, per {@code frame size x slots}: the receive ring (allocated as frames
- * arrive over TCP, up front over RDMA, where a send region as large is registered too), and
- * on the sending side the reader's buffers. A codec stage holds about two frames per core
+ * <p>Each side holds, per {@code frame size x slots}: on the receiving side the receive ring
+ * (allocated as frames arrive over TCP, at once when the sender has authenticated over RDMA),
+ * on the sending side the reader's buffers and, over RDMA, a registered send region as large. A codec stage holds about two frames per core
  * and two more in flight. bin/rdflux-launch sizes the JVM's limit with the same terms and more
  * ({@code 128 MiB + frame x (3 x slots + 8 x cores + 8)}), so from the launchers only a machine
  * short of memory, or a limit lowered in RDFLUX_JAVA_OPTS, refuses a combination.
