@@ -20,8 +20,10 @@ import reactor.core.publisher.Mono;
 public final class RdmaPeer {
 
     public static void main(String[] args) throws Exception {
+        // Two cold JVMs in an emulated guest on a loaded host once took over the default 10 s to
+        // finish the handshake; this check is about kills mid-stream, so it gives the handshake time.
         ChannelOptions o = ChannelOptions.defaults().withFrameSize(64 * 1024).withReceiveSlots(8).withSendSlots(8)
-                .withConnectTimeout(Duration.ofSeconds(20));
+                .withConnectTimeout(Duration.ofSeconds(20)).withHandshakeTimeout(Duration.ofSeconds(60));
         RdmaTransport t = new RdmaTransport();
         AtomicLong bytes = new AtomicLong();
         try {
