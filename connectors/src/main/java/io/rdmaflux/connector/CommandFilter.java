@@ -131,7 +131,7 @@ public final class CommandFilter implements Filter {
                     readOptions.scheduler());
             process = p;
             feeding = WriteTarget.run(this, input, writeOptions).subscribe(r -> { }, e -> { });
-            ChunkReader output = ChunkReader.sequential(p.stdout().getChannel(), p.stdout(), true);
+            ChunkReader output = p.output();
             return new ChunkReader() {
                 @Override
                 public int read(ByteBuffer dst) throws IOException {

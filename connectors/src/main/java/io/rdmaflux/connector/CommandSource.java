@@ -106,7 +106,7 @@ public final class CommandSource implements Source {
         }
         CommandProcess process = CommandProcess.start(command, options, CommandProcess.Role.SOURCE, input,
                 sourceOptions.scheduler());
-        ChunkReader output = ChunkReader.sequential(process.stdout().getChannel(), process.stdout(), true);
+        ChunkReader output = process.output();
         return new ChunkReader() {
             @Override
             public int read(ByteBuffer dst) throws IOException {
