@@ -35,7 +35,8 @@ import reactor.core.publisher.Flux;
  * <p><b>Running.</b> As {@link CommandSource} and {@link CommandSink}: a process group and
  * session of its own, a guard that kills the group when this JVM dies, what the command left
  * running in its group given up to {@link CommandOptions#linger()} after a clean exit (then
- * killed, which fails the output), stderr passed on line
+ * killed, which fails the output; its output, too, must end within the linger after the
+ * command exited), stderr passed on line
  * by line, sanitized and prefixed, never mixed into the data. Reads of its output follow
  * {@link SourceOptions}, writes of its input {@link SinkOptions} (both on their schedulers,
  * never on the thread that delivers or requests).
