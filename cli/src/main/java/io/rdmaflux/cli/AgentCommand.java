@@ -30,7 +30,7 @@ final class AgentCommand implements Callable<Integer> {
         Agent agent = new Agent((job, control) -> {
             Console.configure("rdflux agent", job.verbose(), job.debug());
             return pipelines.run(job, control);
-        }, ExitCode::ofSegment, Console::message);
+        }, ExitCode::of, Console::message);
         Thread hook = new Thread(() -> {
             // SIGTERM or SIGHUP: end the job as if the coordinator had gone away, and wait for its clean-up.
             agent.abort();

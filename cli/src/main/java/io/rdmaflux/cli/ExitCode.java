@@ -54,21 +54,22 @@ public final class ExitCode {
     }
 
     /**
-     * The exit code for a failure in an rdpipe segment (and so in the agent, whose jobs are
-     * rdpipe's segments and rdcp's transfers): a failed command's own exit status, as a shell
-     * reports it; otherwise {@link #of(Throwable)}.
+     * The exit code for a failure. One rule for every tool, as a shell with {@code set -o
+     * pipefail} reports a pipe: when a command the tool ran failed with a status of its own
+     * (rdsend's or rdrecv's {@code --command}, a command source, filter or sink of
+     * {@code rdflux run}, an rdpipe segment, an agent's job), that status, 128 + N for death by
+     * signal N; otherwise the code of the cause, from the table.
      */
-    public static int ofSegment(Throwable t) {
+    public static int of(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof ConnectorException ce && ce.exitStatus().isPresent() && ce.exitStatus().getAsInt() > 0) {
                 return Math.min(255, ce.exitStatus().getAsInt());
             }
         }
-        return of(t);
+        return ofCause(t);
     }
 
-    /** The exit code for a failure. */
-    public static int of(Throwable t) {
+    private static int ofCause(Throwable t) {
         if (t instanceof SegmentFailure sf) {
             return sf.status();
         }

@@ -235,7 +235,7 @@ final class PipeChain {
 
     /** The exit status a hop's failure stands for: a command's own status, else the tools' table. */
     static int status(Throwable t) {
-        return ExitCode.ofSegment(reactor.core.Exceptions.unwrap(t));
+        return ExitCode.of(reactor.core.Exceptions.unwrap(t));
     }
 
     /** Whether a hop's failure (here, or as its agent reported it) is one a channel peer reported. */

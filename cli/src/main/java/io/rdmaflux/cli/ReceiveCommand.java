@@ -141,8 +141,7 @@ final class ReceiveCommand implements Callable<Integer> {
                 .listener(listener)
                 .run()
                 .onErrorMap(ReceiveCommand::asTheSenderSeesIt);
-        // A failed command's own status, as a shell reports the last command of a pipe.
-        int code = Runner.run(work, ExitCode::ofSegment);
+        int code = Runner.run(work);
         meter.stop();
         if (code == ExitCode.OK && flags.verbose) {
             PipelineMetrics m = listener.metrics();

@@ -27,7 +27,8 @@ import reactor.core.publisher.Mono;
             "Run one pipeline: a source, zero or more stages, a sink, as PIPELINE.yaml describes them. "
                 + "The file is checked completely before anything starts: every problem is one line "
                 + "'FILE:LINE: KEY: what is wrong', and the exit status is 78. 'rdflux plugins' lists the "
-                + "types and their options."},
+                + "types and their options. Exit codes are rdsend's and rdrecv's; when a command source, "
+                + "filter or sink fails, its own status (128+N for signal N). See docs/user-guide.md."},
         parameterListHeading = "%nArguments:%n",
         optionListHeading = "%nOptions:%n",
         footerHeading = "%nExample (send a file compressed and encrypted; the receiver needs no stages):%n",

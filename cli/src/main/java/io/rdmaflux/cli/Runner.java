@@ -3,7 +3,6 @@ package io.rdmaflux.cli;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.ToIntFunction;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import sun.misc.Signal;
@@ -27,11 +26,6 @@ final class Runner {
     }
 
     static int run(Mono<?> work) {
-        return run(work, ExitCode::of);
-    }
-
-    /** {@link #run(Mono)}, with the exit code of a failure given by {@code exitCodes}. */
-    static int run(Mono<?> work, ToIntFunction<Throwable> exitCodes) {
         Signals.install();
         CountDownLatch done = new CountDownLatch(1);
         CountDownLatch wake = new CountDownLatch(1);
@@ -72,7 +66,7 @@ final class Runner {
         }
         if (e != null) {
             Console.error(e);
-            return exitCodes.applyAsInt(reactor.core.Exceptions.unwrap(e));
+            return ExitCode.of(reactor.core.Exceptions.unwrap(e));
         }
         return ExitCode.OK;
     }

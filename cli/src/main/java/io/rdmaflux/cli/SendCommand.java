@@ -146,8 +146,7 @@ final class SendCommand implements Callable<Integer> {
                 .listener(new MeterListener(meter, flags.progress))
                 .run()
                 .doOnNext(result::set);
-        // A failed command's own status, as a shell reports the commands of a pipe (pipefail).
-        int code = Runner.run(work, ExitCode::ofSegment);
+        int code = Runner.run(work);
         meter.stop();
         if (code == ExitCode.OK && flags.verbose) {
             Console.info("sent " + meter.summary() + Codecs.ratio(!chain.isEmpty(), meter.bytes(),

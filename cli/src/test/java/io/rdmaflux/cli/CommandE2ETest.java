@@ -2,12 +2,11 @@ package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmaflux.testing.MarkedProcesses;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -150,28 +149,7 @@ class CommandE2ETest {
     }
 
     /** No process whose command line names this test's directory is left, within a few seconds. */
-    private void assertNoProcessLeft() throws Exception {
-        List<String> left = List.of();
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (System.nanoTime() < deadline) {
-            left = processesNaming(dir.toString());
-            if (left.isEmpty()) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        assertThat(left).as("processes left behind").isEmpty();
-    }
-
-    private static List<String> processesNaming(String text) throws IOException {
-        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            return procs.filter(p -> p.getFileName().toString().matches("\\d+")).map(p -> {
-                try {
-                    return new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8).replace('\0', ' ');
-                } catch (IOException e) {
-                    return "";
-                }
-            }).filter(c -> c.contains(text)).toList();
-        }
+    private void assertNoProcessLeft() {
+        assertThat(MarkedProcesses.awaitNone(dir.toString(), Duration.ofSeconds(20))).as("processes left behind").isEmpty();
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.cli.remote.ShellWords;
 import io.rdmaflux.cli.remote.SshFixture;
+import io.rdmaflux.testing.MarkedProcesses;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +17,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,7 +55,8 @@ class PipeE2ETest {
 
     @AfterEach
     void nothingLeftRunning() throws Exception {
-        assertThat(awaitGone(Duration.ofSeconds(20))).as("processes of this test still running").isEmpty();
+        assertThat(MarkedProcesses.awaitNone(dir.toString(), Duration.ofSeconds(20))).as("processes of this test still running")
+                .isEmpty();
         assertThat(sshd.awaitNoSessions(Duration.ofSeconds(20))).as("ssh sessions still open").isEmpty();
     }
 
@@ -297,56 +298,5 @@ class PipeE2ETest {
 
     private static String digest(String algorithm, byte[] data) throws Exception {
         return HexFormat.of().formatHex(MessageDigest.getInstance(algorithm).digest(data));
-    }
-
-    /** Waits for this test's processes to end; kills and returns those still there after {@code timeout}. */
-    private List<Long> awaitGone(Duration timeout) throws InterruptedException {
-        long end = System.nanoTime() + timeout.toNanos();
-        List<Long> left = markedProcesses();
-        while (!left.isEmpty() && System.nanoTime() < end) {
-            Thread.sleep(50);
-            left = markedProcesses();
-        }
-        left.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
-        return left;
-    }
-
-    /** Processes whose command line or environment names this test's directory. */
-    private List<Long> markedProcesses() {
-        byte[] marker = dir.toString().getBytes(StandardCharsets.UTF_8);
-        long self = ProcessHandle.current().pid();
-        List<Long> found = new ArrayList<>();
-        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            for (Path p : procs.toList()) {
-                String name = p.getFileName().toString();
-                if (!name.chars().allMatch(Character::isDigit) || Long.parseLong(name) == self) {
-                    continue;
-                }
-                try {
-                    if (contains(Files.readAllBytes(p.resolve("cmdline")), marker)
-                            || contains(Files.readAllBytes(p.resolve("environ")), marker)) {
-                        found.add(Long.parseLong(name));
-                    }
-                } catch (IOException e) {
-                    // Gone meanwhile, or not ours to read.
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return found;
-    }
-
-    private static boolean contains(byte[] hay, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= hay.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (hay[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return true;
-        }
-        return false;
     }
 }

@@ -118,6 +118,25 @@ class RunE2ETest {
     }
 
     @Test
+    void aFailedCommandSinkDecidesTheReceiversStatusAsRdrecvCommandDoes() throws IOException {
+        Path in = Files2.random(dir.resolve("in.bin"), 200_000, 12);
+        Path k = key();
+        yaml("recv.yaml", """
+                source: {type: receive, port: 0, bind: 127.0.0.1, key-file: %s, transport: tcp}
+                sink: {type: command, command: "cat > /dev/null; echo cannot receive >&2; exit 3"}
+                """.formatted(k));
+        Tool r = rdflux(Map.of(), "run", "recv.yaml");
+        int port = port(r);
+        Tool s = Tool.start(dir, "rdsend", "--transport", "tcp", "--key-file", k.toString(), "127.0.0.1",
+                Integer.toString(port), in.toString());
+        // As rdrecv --command (CommandE2ETest): the command's own status here, 74 for the sender.
+        assertThat(r.exitCode(LIMIT)).as("receiver: %s", r.err()).isEqualTo(3);
+        assertThat(r.err()).contains("[cat] cannot receive", "rdflux: command 'cat > /dev/null; echo cannot receive >&2;"
+                + " exit 3' exited with status 3 after the end of its input: cannot receive");
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.IO);
+    }
+
+    @Test
     void checkValidatesWithoutStartingAnything() throws IOException {
         Path k = key();
         yaml("p.yaml", """

@@ -299,6 +299,26 @@ class SendReceiveE2ETest {
         }
     }
 
+    @Test
+    void theCopyOfAToolKilledWithSigkillIsRemovedByTheNextTool() throws Exception {
+        Path tmp = Files.createDirectory(dir.resolve("tmp"));
+        Map<String, String> env = Map.of("RDFLUX_JAVA_OPTS", "-Djava.io.tmpdir=" + tmp);
+        // A receiver decides whether it can listen for RDMA too: it has loaded its copy once it listens.
+        Tool r = Tool.start(dir, "rdrecv", ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.DISCARD, env,
+                "0", "k");
+        r.listeningPort();
+        r.process.destroyForcibly().waitFor();
+        try (Stream<Path> left = Files.list(tmp)) {
+            assertThat(left.map(p -> p.getFileName().toString())).as("the killed receiver's copy")
+                    .singleElement().asString().startsWith("rdma-flux-native-");
+        }
+        Tool d = Tool.start(dir, "rdflux", ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.DISCARD, env, "doctor");
+        assertThat(d.exitCode(LIMIT)).as("doctor: %s", d.err()).isZero();
+        try (Stream<Path> left = Files.list(tmp)) {
+            assertThat(left.map(p -> p.getFileName().toString())).isEmpty();
+        }
+    }
+
     /** Waits until the receiver has started writing its temporary file. */
     private void awaitPartialFile() throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();

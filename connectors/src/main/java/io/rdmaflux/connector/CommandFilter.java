@@ -35,7 +35,8 @@ import reactor.core.publisher.Flux;
  * <p><b>Running.</b> As {@link CommandSource} and {@link CommandSink}: a process group and
  * session of its own, a guard that kills the group when this JVM dies, what the command left
  * running in its group given up to {@link CommandOptions#linger()} after a clean exit (then
- * killed, which fails the output), stderr passed on line
+ * killed, which fails the output; its output, too, must end within the linger after the
+ * command exited), stderr passed on line
  * by line, sanitized and prefixed, never mixed into the data. Reads of its output follow
  * {@link SourceOptions}, writes of its input {@link SinkOptions} (both on their schedulers,
  * never on the thread that delivers or requests).
@@ -131,7 +132,7 @@ public final class CommandFilter implements Filter {
                     readOptions.scheduler());
             process = p;
             feeding = WriteTarget.run(this, input, writeOptions).subscribe(r -> { }, e -> { });
-            ChunkReader output = ChunkReader.sequential(p.stdout().getChannel(), p.stdout(), true);
+            ChunkReader output = p.output();
             return new ChunkReader() {
                 @Override
                 public int read(ByteBuffer dst) throws IOException {

@@ -23,6 +23,8 @@ import java.util.function.Consumer;
  *                    after the command exited with status 0, before it is sent SIGKILL;
  *                    default 60 s. The linger ends early when nothing of the group is left.
  *                    Anything killed then fails the stream: the command's work was cut short.
+ *                    Whatever the command's status, its output (a source's or a filter's) must
+ *                    also end within the linger after it exited, or it is cut off there.
  * @param name        the name that prefixes the command's stderr lines ({@code [name] ...});
  *                    null: the base name of the command's first word, such as {@code zfs}
  * @param stderr      where the command's stderr goes, one prefixed, sanitized line at a time;

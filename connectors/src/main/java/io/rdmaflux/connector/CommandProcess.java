@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -58,9 +59,16 @@ import reactor.util.Loggers;
  * rest of its group finish its work, as bash alone and ssh (which waits for the end of its
  * output) would: a process substitution such as {@code tee >(zfs recv ...)} often outlives
  * the command. It waits while any process of the group is alive, up to
- * {@link CommandOptions#linger()}, then kills what is left, and that fails the stream. On
- * every other path (a failed command, a failed or cancelled stream) {@link #stop()} kills the
- * group at once.
+ * {@link CommandOptions#linger()} after the command exited, then kills what is left, and
+ * that fails the stream. On every other path (a failed command, a failed or cancelled stream)
+ * {@link #stop()} kills the group at once.
+ *
+ * <p><b>The linger is counted from the command's exit</b>, whatever its status, and bounds
+ * the reading of its output too: a background job that still holds the command's stdout
+ * ({@code sh -c 'sleep 600 & echo hi'}) would otherwise keep the read waiting as long as it
+ * runs, before the output ends and {@link #finish} is even called. When the linger runs out
+ * and the output has not ended, our end of it is closed ({@link #output()} then ends), and
+ * {@link #finish} fails the stream.
  */
 final class CommandProcess {
 
@@ -133,12 +141,21 @@ final class CommandProcess {
     private final FileChannel stdin;
     private final StderrDrain stderr;
 
+    private final Scheduler scheduler;
+
     private Ending ending;
     /** Set by {@link #stop()} before it takes the lock: ends a linger at once. */
     private volatile boolean stopping;
+    /** The linger after the command's exit ran out. */
+    private volatile boolean lingerOver;
+    /** The command's output ended by itself (a source's or a filter's). */
+    private volatile boolean outputEnded;
+    /** Our end of its output was closed because the linger ran out before the output ended. */
+    private volatile boolean outputCut;
+    private volatile Disposable lingerTimer;
 
     private CommandProcess(CommandLine command, CommandOptions options, Process process, Process guard,
-                           FileInputStream stdout, FileChannel stdin, StderrDrain stderr) {
+                           FileInputStream stdout, FileChannel stdin, StderrDrain stderr, Scheduler scheduler) {
         this.command = command;
         this.options = options;
         this.process = process;
@@ -147,6 +164,7 @@ final class CommandProcess {
         this.stdout = stdout;
         this.stdin = stdin;
         this.stderr = stderr;
+        this.scheduler = scheduler;
     }
 
     /**
@@ -223,7 +241,8 @@ final class CommandProcess {
                     options.stderr());
             scheduler.schedule(drain);
             err = null;
-            started = new CommandProcess(command, options, process, guard, stdout, stdin, drain);
+            started = new CommandProcess(command, options, process, guard, stdout, stdin, drain, scheduler);
+            process.onExit().thenRun(started::startLinger);
             OutputStream go = process.getOutputStream();
             go.write("go\n".getBytes(StandardCharsets.US_ASCII));
             go.close();
@@ -250,9 +269,40 @@ final class CommandProcess {
                 + IoErrors.text(e), e);
     }
 
-    /** The command's stdout (a source's or a filter's). */
-    FileInputStream stdout() {
-        return stdout;
+    /**
+     * The reader of the command's stdout (a source's or a filter's). It ends at the end of the
+     * output, or when the linger after the command's exit ran out first (see {@link #finish}).
+     */
+    ChunkReader output() {
+        ChunkReader in = ChunkReader.sequential(stdout.getChannel(), stdout, true);
+        return new ChunkReader() {
+            @Override
+            public int read(ByteBuffer dst) throws IOException {
+                int n;
+                try {
+                    n = in.read(dst);
+                } catch (IOException e) {
+                    if (outputCut) {
+                        return -1;
+                    }
+                    throw e;
+                }
+                if (n < 0) {
+                    outputEnded = true;
+                }
+                return n;
+            }
+
+            @Override
+            public void close() throws IOException {
+                in.close();
+            }
+
+            @Override
+            public void abort() {
+                in.abort();
+            }
+        };
     }
 
     /** The command's stdin (a sink's or a filter's). */
@@ -309,6 +359,10 @@ final class CommandProcess {
         if (ending != null) {
             return ending;
         }
+        Disposable timer = lingerTimer;
+        if (timer != null) {
+            timer.dispose();
+        }
         Ending how = Ending.EXITED;
         if (process.isAlive()) {
             if (!tell("term")) {
@@ -343,34 +397,65 @@ final class CommandProcess {
     }
 
     /**
+     * Runs when the command exited (on the JDK's process reaper): the linger starts. Its end
+     * is a task on the connector's scheduler, where the reads and waits run too.
+     */
+    private void startLinger() {
+        if (stopping) {
+            return;
+        }
+        try {
+            lingerTimer = scheduler.schedule(this::endLinger, options.linger().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            // The scheduler is shut down: end the linger now rather than never.
+            log.debug("cannot time the linger of {} ({})", command.quoted(), e.toString());
+            endLinger();
+        }
+    }
+
+    /** The linger ran out: a read of the output still waiting is ended by closing our end. */
+    private void endLinger() {
+        lingerOver = true;
+        if (stdout != null && !outputEnded && !stopping) {
+            outputCut = true;
+            closeQuietly(stdout);
+        }
+    }
+
+    /**
      * Ends a command that exited by itself with status 0: waits while any process of its group
-     * is still running, up to {@link CommandOptions#linger()} (or until {@link #stop()} is
-     * called), then stops everything as {@link #stop()} does.
+     * is still running, until {@link CommandOptions#linger()} after the command's exit (or
+     * until {@link #stop()} is called), then stops everything as {@link #stop()} does.
      *
      * @param code the code of the failure
      * @throws ConnectorException (reason IO, exit status 0) when something of the group was
-     *                            still running, and so was killed: its work was cut short
+     *                            still running, and so was killed, or held the command's output
+     *                            open past the linger: its work was cut short
      */
     void finish(ErrorCode code) {
-        long deadline = System.nanoTime() + options.linger().toNanos();
         long pause = 1;
         boolean left = groupAlive();
-        while (left && !stopping && System.nanoTime() - deadline < 0 && !Thread.currentThread().isInterrupted()) {
+        while (left && !stopping && !lingerOver && !Thread.currentThread().isInterrupted()) {
             try {
-                Thread.sleep(Math.max(1, Math.min(pause, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));
+                Thread.sleep(pause);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
             pause = Math.min(2 * pause, 100);
             left = groupAlive();
         }
-        boolean lingered = System.nanoTime() - deadline >= 0;
+        boolean lingered = lingerOver;
         stop();
+        String after = lingered ? seconds(options.linger()) + " after it exited" : "when the stream was stopped";
         if (left) {
             throw ConnectorException.command(code, Reason.IO, 0, command.quoted() + " exited with status 0, but its "
-                    + "process group was still running " + (lingered ? seconds(options.linger()) + " after it exited"
-                            : "when the stream was stopped")
+                    + "process group was still running " + after
                     + " and was killed (to wait for a process substitution, end the command with '; wait $!')");
+        }
+        if (outputCut) {
+            // Held by a process that left the group (its own setsid): not ours to kill.
+            throw ConnectorException.command(code, Reason.IO, 0, command.quoted() + " exited with status 0, but "
+                    + "a process outside its group still held its output open " + after + "; the output was cut off");
         }
     }
 

@@ -41,8 +41,10 @@ import reactor.core.publisher.Flux;
  * gets SIGKILL from the command's guard; when the command fails by itself, whatever it left
  * running in its group is killed. When it exits with status 0, what it left running in its
  * group may finish for up to {@link CommandOptions#linger()}; what still runs then is killed and
- * fails the stream ({@code SOURCE_FAILED}, reason {@code IO}, exit status 0). Nothing it started
- * in its group is left behind. See {@link Source} for ownership and threads, and
+ * fails the stream ({@code SOURCE_FAILED}, reason {@code IO}, exit status 0). The same linger
+ * bounds the end of its output: what still holds it open then (a background job, as in
+ * {@code sleep 600 & echo hi}) is killed, and the stream fails the same way, or with the
+ * command's status when that was not 0. Nothing it started in its group is left behind. See {@link Source} for ownership and threads, and
  * {@link SourceOptions} for the memory bound: reads, waits and the stderr drain all run on
  * the options' scheduler.
  *
@@ -106,7 +108,7 @@ public final class CommandSource implements Source {
         }
         CommandProcess process = CommandProcess.start(command, options, CommandProcess.Role.SOURCE, input,
                 sourceOptions.scheduler());
-        ChunkReader output = ChunkReader.sequential(process.stdout().getChannel(), process.stdout(), true);
+        ChunkReader output = process.output();
         return new ChunkReader() {
             @Override
             public int read(ByteBuffer dst) throws IOException {

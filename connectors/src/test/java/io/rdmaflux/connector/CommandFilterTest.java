@@ -166,4 +166,14 @@ class CommandFilterTest {
                 })
                 .hasMessage(CommandTestSupport.outlived("cat; sleep 30 > /dev/null &", "1 s"));
     }
+
+    @Test
+    void aBackgroundJobHoldingTheOutputOpenIsKilledAfterTheLingerAndFailsTheOutput() {
+        // The sleep keeps the command's stdout open: without a bound, the read would wait for it.
+        CommandFilter filter = CommandFilter.shell("cat; sleep 600 &")
+                .withOptions(t.options(dir).withLinger(Duration.ofMillis(300)));
+        assertThatThrownBy(() -> collect(filter.apply(text("hello\n"))))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> assertThat(e.exitStatus()).hasValue(0))
+                .hasMessage(CommandTestSupport.outlived("cat; sleep 600 &", "300 ms"));
+    }
 }

@@ -176,6 +176,26 @@ class CommandSourceTest {
     }
 
     @Test
+    void aBackgroundJobHoldingTheOutputOpenIsKilledAfterTheLingerAndFailsTheStream() {
+        // The sleep keeps the command's stdout open: without a bound, the read would wait for it.
+        CommandSource source = shell("sleep 600 & echo hi").withOptions(t.options(dir).withLinger(Duration.ofMillis(300)));
+        AtomicLong bytes = new AtomicLong();
+        assertThatThrownBy(() -> collect(source.open().doOnNext(c -> bytes.addAndGet(c.remaining()))))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> assertThat(e.exitStatus()).hasValue(0))
+                .hasMessage(CommandTestSupport.outlived("sleep 600 & echo hi", "300 ms"));
+        assertThat(bytes).hasValue(3);
+        // @AfterEach: the sleep was killed with the group.
+    }
+
+    @Test
+    void aFailedCommandWhoseBackgroundJobHoldsTheOutputOpenFailsWithItsStatusAfterTheLinger() {
+        CommandSource source = shell("sleep 600 & echo hi; exit 3").withOptions(t.options(dir).withLinger(Duration.ofMillis(300)));
+        assertThatThrownBy(() -> collect(source.open()))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> assertThat(e.exitStatus()).hasValue(3))
+                .hasMessage("command 'sleep 600 & echo hi; exit 3' exited with status 3");
+    }
+
+    @Test
     void whatACommandLeavesRunningInItsGroupMayFinishWithinTheLinger() {
         assertThat(collect(shell("(sleep 1; echo late > late) >/dev/null 2>&1 & echo hi").open()))
                 .isEqualTo("hi\n".getBytes(StandardCharsets.US_ASCII));

@@ -1,20 +1,18 @@
 package io.rdmaflux.connector;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rdmaflux.testing.MarkedProcesses;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * What the command tests share: a marker in the environment of every process a test starts
- * (other builds run the same commands on this machine at the same time), found again through
- * {@code /proc/PID/environ}, and the command's stderr lines captured.
+ * (other builds run the same commands on this machine at the same time), found again by
+ * {@link MarkedProcesses}, and the command's stderr lines captured.
  */
 final class CommandTestSupport {
 
@@ -40,44 +38,13 @@ final class CommandTestSupport {
         return withMarker(mark);
     }
 
-    /** Waits until no process carries the marker any more. */
+    /** Waits until no process carries the marker any more (and kills those that still do then). */
     void awaitNoneLeft() {
-        TestSupport.await("no process with marker " + mark + " left (still: " + processes() + ")",
-                () -> processes().isEmpty());
+        assertThat(MarkedProcesses.awaitNone(MARK + "=" + mark, Duration.ofSeconds(20)))
+                .as("processes with marker %s left", mark).isEmpty();
     }
 
     static List<Long> withMarker(String mark) {
-        byte[] needle = (MARK + "=" + mark).getBytes(StandardCharsets.US_ASCII);
-        List<Long> found = new ArrayList<>();
-        try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString().matches("\\d+"))) {
-            for (Path p : procs) {
-                byte[] env;
-                try {
-                    env = Files.readAllBytes(p.resolve("environ"));
-                } catch (IOException | SecurityException e) {
-                    continue;   // gone, or not ours
-                }
-                if (contains(env, needle)) {
-                    found.add(Long.parseLong(p.getFileName().toString()));
-                }
-            }
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
-        return found;
-    }
-
-    /** Whether one of the NUL-separated entries of {@code env} is {@code entry}. */
-    private static boolean contains(byte[] env, byte[] entry) {
-        int start = 0;
-        for (int i = 0; i <= env.length; i++) {
-            if (i == env.length || env[i] == 0) {
-                if (i - start == entry.length && Arrays.equals(env, start, i, entry, 0, entry.length)) {
-                    return true;
-                }
-                start = i + 1;
-            }
-        }
-        return false;
+        return MarkedProcesses.find(MARK + "=" + mark);
     }
 }

@@ -15,6 +15,7 @@ import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.connector.FileSink;
 import io.rdmaflux.connector.FileSource;
 import io.rdmaflux.protocol.StreamMetadata;
+import io.rdmaflux.testing.MarkedProcesses;
 import io.rdmaflux.transport.TransportKind;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -449,39 +450,15 @@ class RemoteAgentE2ETest {
         }
     }
 
-    /** Processes whose command line names this test's directory: its wrapper, ssh, the agent JVM. */
+    /** This test's processes still running: its wrapper, ssh, the agent JVM (they name its directory). */
     private List<Long> markedProcesses() {
-        String marker = dir.toString();
-        long self = ProcessHandle.current().pid();
-        List<Long> found = new ArrayList<>();
-        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            for (Path p : procs.toList()) {
-                String name = p.getFileName().toString();
-                if (!name.chars().allMatch(Character::isDigit) || Long.parseLong(name) == self) {
-                    continue;
-                }
-                try {
-                    String cmd = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8);
-                    if (cmd.contains(marker)) {
-                        found.add(Long.parseLong(name));
-                    }
-                } catch (IOException e) {
-                    // Gone meanwhile.
-                }
-            }
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-        return found;
+        return MarkedProcesses.find(dir.toString());
     }
 
     /** Waits for this test's processes to end; kills and returns those still there after {@code timeout}. */
-    private List<Long> awaitGone(Duration timeout) throws InterruptedException {
-        List<Long> left = SshServer.awaitEmpty(this::markedProcesses, timeout);
-        left.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
-        return left;
+    private List<String> awaitGone(Duration timeout) {
+        return MarkedProcesses.awaitNone(dir.toString(), timeout);
     }
-
 
     private static AgentMessage.Job job(Map<String, Object> source, Map<String, Object> sink) {
         return job(source, List.of(), sink);

@@ -37,8 +37,8 @@ final class CommandSettings {
                     + "SIGKILL.");
     static final OptionSpec<Duration> LINGER = optional("linger", ValueType.duration(), Duration.ofSeconds(60),
             "How long what the command started in its process group (a process substitution such as tee >(zfs recv "
-                    + "...)) may go on running after the command exited with status 0; what is still running then is "
-                    + "killed and fails the stream.");
+                    + "...), a background job) may go on running after the command exited with status 0, and, whatever "
+                    + "its status, hold its output open; what is still running then is killed and fails the stream.");
     static final OptionSpec<String> NAME = optional("name", ValueType.string(), null,
             "The prefix of the command's stderr lines, [NAME] ... (default: the program's name).");
 

@@ -5,10 +5,18 @@ import io.rdmaflux.protocol.ProtocolException;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -26,6 +34,13 @@ import java.util.Locale;
  *   <li>the copy packaged in the jar at {@code native/linux-x86_64/libdisni.so}, copied to a
  *       private temporary directory (mode 700, deleted at exit).</li>
  * </ol>
+ * <p>A JVM killed with SIGKILL cannot delete its copy at exit, so each extraction first removes
+ * the copies of dead JVMs. The directory is {@code rdma-flux-native-PID-RANDOM}, and its JVM
+ * holds a lock on the {@code lock} file inside for as long as it lives (the kernel releases it
+ * when the process dies, however it dies). A copy is removed only when its directory belongs
+ * to this user, no process has its PID, and its lock can be taken: a PID seen alive (even a
+ * reused one) or a lock held (even by a process in another PID namespace that shares
+ * {@code /tmp}) keeps it. Copies of older versions, named without a PID, are left alone.
  * The file is loaded with {@code System.load} and then made visible in the process's global
  * symbol scope, where its {@code JNI_OnLoad_disni} marks it, in the JNI specification's terms,
  * as a library linked into the VM: DiSNI's {@code loadLibrary("disni")} then binds to it and
@@ -48,6 +63,11 @@ public final class RdmaNative {
     private static volatile String reason;
     private static volatile boolean probed;
     private static volatile String loadedFrom;
+    /** The lock on this JVM's extracted copy, held until it exits (see the class comment). */
+    private static FileChannel copyLock;
+
+    private static final String COPY_PREFIX = "rdma-flux-native-";
+    private static final String LOCK_FILE = "lock";
 
     private RdmaNative() {
     }
@@ -176,15 +196,73 @@ public final class RdmaNative {
             if (in == null) {
                 return null;
             }
-            Path dir = Files.createTempDirectory("rdma-flux-native-",
+            Path dir = Files.createTempDirectory(COPY_PREFIX + ProcessHandle.current().pid() + "-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            Path lib = dir.resolve(LIB_FILE);
-            Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
-            // The mapping stays valid after unlink; delete at exit keeps /tmp clean. deleteOnExit
-            // deletes in reverse order of registration: the directory first would fail, not empty.
+            Path lock = dir.resolve(LOCK_FILE);
+            // deleteOnExit deletes in reverse order of registration: the directory last.
             dir.toFile().deleteOnExit();
+            lock.toFile().deleteOnExit();
+            FileChannel held = FileChannel.open(lock, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            held.lock();
+            copyLock = held;
+            removeStaleCopies(dir.getParent(), dir);
+            Path lib = dir.resolve(LIB_FILE);
             lib.toFile().deleteOnExit();
+            // The mapping stays valid after unlink; delete at exit keeps /tmp clean.
+            Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
             return lib;
+        }
+    }
+
+    /**
+     * Removes the extracted copies in {@code tmp} that dead JVMs left (see the class comment),
+     * and nothing else: only the library and lock file inside, then the empty directory. Best
+     * effort: a copy that cannot be checked or removed is left.
+     *
+     * @param own this JVM's copy, whose owner stands for this user
+     * @return the directories removed
+     */
+    static List<Path> removeStaleCopies(Path tmp, Path own) {
+        List<Path> removed = new ArrayList<>();
+        try (DirectoryStream<Path> copies = Files.newDirectoryStream(tmp, COPY_PREFIX + "*")) {
+            UserPrincipal user = Files.getOwner(own, LinkOption.NOFOLLOW_LINKS);
+            for (Path dir : copies) {
+                if (!dir.equals(own) && ownerDead(dir) && Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
+                        && user.equals(Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS)) && removeIfUnlocked(dir)) {
+                    removed.add(dir);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Cleaning up after others must never stop this JVM from loading its own copy.
+        }
+        return removed;
+    }
+
+    /** Whether the PID in a copy's name ({@code rdma-flux-native-PID-RANDOM}) is not a live process. */
+    private static boolean ownerDead(Path dir) {
+        String rest = dir.getFileName().toString().substring(COPY_PREFIX.length());
+        int dash = rest.indexOf('-');
+        if (dash <= 0 || !rest.substring(0, dash).chars().allMatch(Character::isDigit) || dash > 18) {
+            return false;
+        }
+        return ProcessHandle.of(Long.parseLong(rest.substring(0, dash))).map(p -> !p.isAlive()).orElse(true);
+    }
+
+    /** Removes a copy while holding its lock; false when its lock is held, or it is not as we make them. */
+    private static boolean removeIfUnlocked(Path dir) {
+        try (FileChannel lock = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS)) {
+            if (lock.tryLock() == null) {
+                return false;
+            }
+            Files.deleteIfExists(dir.resolve(LIB_FILE));
+            Files.delete(dir.resolve(LOCK_FILE));
+            Files.delete(dir);
+            return true;
+        } catch (IOException | OverlappingFileLockException e) {
+            // No lock file (not ours, or its JVM died before taking it), a lock this JVM
+            // holds, or something else inside: leave it.
+            return false;
         }
     }
 
