@@ -2,8 +2,12 @@ package io.rdmaflux.cli;
 
 import io.rdmaflux.cli.remote.Agent;
 import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -41,7 +45,16 @@ final class AgentCommand implements Callable<Integer> {
             }
         }, "agent-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        int status = agent.serve(System.in, protocol, System.getenv(), Version.text());
+        // Stdin through a channel, closed once the job is served: closing it wakes the reader
+        // thread out of its read(). A thread left blocked in a native read holds up the JVM's
+        // exit by 300 ms (it waits for threads in native code to settle), on every agent run.
+        FileChannel stdin = new FileInputStream(FileDescriptor.in).getChannel();
+        int status = agent.serve(Channels.newInputStream(stdin), protocol, System.getenv(), Version.text());
+        try {
+            stdin.close();
+        } catch (IOException e) {
+            // Exiting anyway.
+        }
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException e) {

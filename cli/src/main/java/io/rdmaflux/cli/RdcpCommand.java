@@ -42,8 +42,9 @@ import reactor.core.publisher.Mono;
             "",
             "As rsync: 'rdcp -r dir host:dst' makes dst/dir when dst is an existing directory, and dst as "
                 + "the copy otherwise; 'dir/' (trailing slash) copies what dir holds into dst. Several SRCs "
-                + "go into DST as a directory. Each file is written under a temporary name and renamed once "
-                + "its checksum verified; modes and times are kept, symbolic links copied as links."},
+                + "go into DST as a directory. Each file is verified by its checksum; in a directory that "
+                + "existed, it is written under a temporary name and renamed once verified, in one the copy "
+                + "creates under its own name. Modes and times are kept, symbolic links copied as links."},
         parameterListHeading = "%nArguments:%n",
         optionListHeading = "%nOptions:%n",
         footerHeading = "%nExamples:%n",
