@@ -75,6 +75,9 @@ public final class RdmaBench {
     /**
      * The transport alone, without the engine: frames sent as fast as credits (a quarter ring
      * at a time, as the engine grants them) and send slots allow, released at once on arrival.
+     * It keeps the engine's shape where the transport relies on it: the sender sends two small
+     * control frames first (HELLO and AUTH take the receiver's two handshake receives), and the
+     * receiver posts its ring ({@code acceptData}) before it grants the first credits.
      */
     private static void raw(int round, String a, int mb, int frame, int slots) {
         TransportOptions o = new TransportOptions(frame, slots, slots, Duration.ofSeconds(20));
@@ -86,8 +89,14 @@ public final class RdmaBench {
         TransportServer server = t.listen(new InetSocketAddress(a, 0), o, conn -> conn.start(new FrameHandler() {
             int pending;
 
+            int handshake;
+
             @Override
             public void onControlFrame(FrameType type, ByteBuffer payload) {
+                if (++handshake == 2) {
+                    conn.acceptData();
+                    conn.sendControl(FrameType.CREDIT, ByteBuffer.allocate(4).putInt(0, slots));
+                }
             }
 
             @Override
@@ -113,7 +122,7 @@ public final class RdmaBench {
             }
         })).block(Duration.ofSeconds(20));
         FrameConnection c = t.connect(server.address(), o).block(Duration.ofSeconds(20));
-        Semaphore credits = new Semaphore(slots);
+        Semaphore credits = new Semaphore(0);
         Semaphore sendSlots = new Semaphore(slots);
         c.start(new FrameHandler() {
             @Override
@@ -135,14 +144,22 @@ public final class RdmaBench {
 
             @Override
             public void onClosed(Throwable cause) {
+                if (cause != null) {
+                    System.out.println("round " + round + " raw: sender's connection failed: " + cause);
+                }
             }
         });
+        c.sendControl(FrameType.HELLO, ByteBuffer.allocate(0));
+        c.sendControl(FrameType.AUTH, ByteBuffer.allocate(0));
         ByteBuffer block = ByteBuffer.allocateDirect(frame);
         long t0 = System.nanoTime();
         try {
             for (long i = 0; i < frames; i++) {
-                credits.acquire();
-                sendSlots.acquire();
+                // Bounded: a broken connection must end the bench, not hang it.
+                if (!credits.tryAcquire(60, TimeUnit.SECONDS) || !sendSlots.tryAcquire(60, TimeUnit.SECONDS)) {
+                    System.out.println("round " + round + " raw: no credit or send slot for 60 s after " + i + " frames");
+                    System.exit(1);
+                }
                 c.sendData(Chunk.wrap(block.duplicate().clear()));
             }
             done.await(300, TimeUnit.SECONDS);
