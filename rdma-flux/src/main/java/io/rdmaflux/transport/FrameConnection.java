@@ -30,6 +30,11 @@ public interface FrameConnection {
      * be ready for frames sent after any frame queued after this call (on RDMA: registered and
      * posted before this returns). A sender, which receives no data, never calls it. Idempotent.
      *
+     * <p>Before it, a peer sends at most two frames besides PING (the protocol's HELLO and
+     * AUTH): the RDMA transport holds exactly two small receives until then, because receives
+     * are taken in the order they were posted and none may be left ahead of the ring. Code
+     * that drives a transport without the engine must keep to that shape.
+     *
      * <p>The default does nothing, for transports that set everything up front.
      */
     default void acceptData() {
