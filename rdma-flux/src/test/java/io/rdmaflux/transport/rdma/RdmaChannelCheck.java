@@ -322,25 +322,7 @@ public final class RdmaChannelCheck {
         static Stranger connect(Transport rdma, InetSocketAddress address, TransportOptions t) {
             CountDownLatch closed = new CountDownLatch(1);
             FrameConnection c = rdma.connect(address, t).block(Duration.ofSeconds(20));
-            c.start(new FrameHandler() {
-                @Override
-                public void onControlFrame(FrameType type, ByteBuffer payload) {
-                }
-
-                @Override
-                public void onDataFrame(Chunk payload) {
-                    payload.release();
-                }
-
-                @Override
-                public void onSendSlotFree() {
-                }
-
-                @Override
-                public void onClosed(Throwable cause) {
-                    closed.countDown();
-                }
-            });
+            c.start(ignoring(closed::countDown));
             return new Stranger(c, closed);
         }
 
@@ -422,24 +404,30 @@ public final class RdmaChannelCheck {
         }
     }
 
-    private static final FrameHandler IGNORE = new FrameHandler() {
-        @Override
-        public void onControlFrame(FrameType type, ByteBuffer payload) {
-        }
+    private static final FrameHandler IGNORE = ignoring(() -> { });
 
-        @Override
-        public void onDataFrame(Chunk payload) {
-            payload.release();
-        }
+    /** A handler that takes every frame and does nothing with it but run {@code onClosed} at the end. */
+    private static FrameHandler ignoring(Runnable onClosed) {
+        return new FrameHandler() {
+            @Override
+            public void onControlFrame(FrameType type, ByteBuffer payload) {
+            }
 
-        @Override
-        public void onSendSlotFree() {
-        }
+            @Override
+            public void onDataFrame(Chunk payload) {
+                payload.release();
+            }
 
-        @Override
-        public void onClosed(Throwable cause) {
-        }
-    };
+            @Override
+            public void onSendSlotFree() {
+            }
+
+            @Override
+            public void onClosed(Throwable cause) {
+                onClosed.run();
+            }
+        };
+    }
 
     /** Pseudo-random data in pieces of up to maxPiece bytes, hashed as it is generated. */
     private static Flux<ByteBuffer> generate(long size, int maxPiece, MessageDigest digest) {
