@@ -20,8 +20,9 @@ import io.rdmaflux.transport.TransportOptions;
  * </ul>
  * Before its peer authenticates, an accepting side therefore holds {@link #setupBytes()}: two
  * small receives and its small control send slots, whatever the frame size.
- * {@link RdmaTransport#registeredBytesPerConnection} publishes {@link #registeredBytes()}, so
- * that tools advising on the locked-memory limit use this formula, not a copy of it.
+ * {@link RdmaTransport#registeredBytesReceiving}, {@link RdmaTransport#registeredBytesSending} and
+ * {@link RdmaTransport#registeredBytesUnauthenticated} publish these sums, so that tools advising
+ * on the locked-memory limit use this formula, not a copy of it.
  *
  * @param accepting       whether this is the accepting (receiving) side
  * @param stride          bytes per ring or data send slot
