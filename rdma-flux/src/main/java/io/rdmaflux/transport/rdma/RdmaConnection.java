@@ -324,8 +324,7 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
         int slot = RdmaResources.slotOf(wrId);
         int status = wc.getStatus();
         if (status != IbvWC.IbvWcStatus.IBV_WC_SUCCESS.ordinal()) {
-            boolean receive = kind == RdmaResources.KIND_RECV || kind == RdmaResources.KIND_SMALL_RECV;
-            if (!receive) {
+            if (!RdmaResources.isReceive(kind)) {
                 sendQueue.sendFailed();
             }
             boolean flushed = status == IbvWC.IbvWcStatus.IBV_WC_WR_FLUSH_ERR.ordinal();
@@ -348,25 +347,21 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
 
     private void received(int slot, int length, int imm) {
         if (closeRequested) {
-            repost(slot);
+            repost(RdmaResources.KIND_RECV, slot);
             return;
         }
         if (imm == FrameType.DATA.code()) {
-            handler.onDataFrame(Chunk.of(resources.receiveSlot(slot, length), () -> repost(slot)));
-            return;
-        }
-        FrameType type;
-        try {
-            type = FrameType.of(imm);
-        } catch (ProtocolException e) {
-            repost(slot);
-            fail(new ProtocolException(ErrorCode.PROTOCOL, "RDMA frame with unknown type " + imm + " from " + peer));
+            handler.onDataFrame(Chunk.of(resources.receiveSlot(slot, length),
+                    () -> repost(RdmaResources.KIND_RECV, slot)));
             return;
         }
         try {
-            handler.onControlFrame(type, resources.receiveSlot(slot, length).asReadOnlyBuffer());
+            FrameType type = controlType(imm);
+            if (type != null) {
+                handler.onControlFrame(type, resources.receiveSlot(slot, length).asReadOnlyBuffer());
+            }
         } finally {
-            repost(slot);
+            repost(RdmaResources.KIND_RECV, slot);
         }
     }
 
@@ -381,34 +376,35 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
                 fail(new ProtocolException(ErrorCode.PROTOCOL, "DATA frame from " + peer + " before it authenticated"));
                 return;
             }
-            try {
-                type = FrameType.of(imm);
-            } catch (ProtocolException e) {
-                fail(new ProtocolException(ErrorCode.PROTOCOL, "RDMA frame with unknown type " + imm + " from " + peer));
-                return;
+            type = controlType(imm);
+            if (type != null) {
+                handler.onControlFrame(type, resources.smallSlot(slot, length).asReadOnlyBuffer());
             }
-            handler.onControlFrame(type, resources.smallSlot(slot, length).asReadOnlyBuffer());
         } finally {
             // Accepting side: a PING takes the place of HELLO or AUTH, so its receive goes back;
             // HELLO and AUTH do not (see the class comment), nor anything once the ring is up.
-            boolean again = !layout.accepting() || type == FrameType.PING && !resources.ringOpen();
-            if (again && !peerGone) {
-                try {
-                    resources.postSmallReceive(slot);
-                } catch (IOException e) {
-                    fail(new ProtocolException(ErrorCode.TRUNCATED, "RDMA receive repost on QP " + resources.qpNum()
-                            + " failed: " + e.getMessage(), e));
-                }
+            if (!layout.accepting() || type == FrameType.PING && !resources.ringOpen()) {
+                repost(RdmaResources.KIND_SMALL_RECV, slot);
             }
         }
     }
 
-    private void repost(int slot) {
+    /** The control frame type in an immediate value; null, with the connection failed, for one we do not know. */
+    private FrameType controlType(int imm) {
+        try {
+            return FrameType.of(imm);
+        } catch (ProtocolException e) {
+            fail(new ProtocolException(ErrorCode.PROTOCOL, "RDMA frame with unknown type " + imm + " from " + peer));
+            return null;
+        }
+    }
+
+    private void repost(long kind, int slot) {
         if (peerGone) {
             return;
         }
         try {
-            resources.postReceive(slot);
+            resources.postReceive(kind, slot);
         } catch (IOException e) {
             fail(new ProtocolException(ErrorCode.TRUNCATED, "RDMA receive repost on QP " + resources.qpNum()
                     + " failed: " + e.getMessage(), e));
@@ -418,7 +414,7 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
     private ProtocolException errorCompletion(int status, long kind) {
         String name = status >= 0 && status < IbvWC.IbvWcStatus.values().length
                 ? IbvWC.IbvWcStatus.values()[status].name() : "status " + status;
-        String what = kind == RdmaResources.KIND_RECV || kind == RdmaResources.KIND_SMALL_RECV ? "receive" : "send";
+        String what = RdmaResources.isReceive(kind) ? "receive" : "send";
         String hint = switch (name) {
             case "IBV_WC_RETRY_EXC_ERR" -> ": the peer stopped acknowledging (gone or unreachable)";
             case "IBV_WC_RNR_RETRY_EXC_ERR" -> ": the peer had no receive posted";

@@ -59,6 +59,11 @@ final class RdmaResources {
 
     private static final int MAX_TYPE_CODE = Arrays.stream(FrameType.values()).mapToInt(FrameType::code).max().orElse(0);
 
+    /** Whether a work request of this kind is a receive (ring or control), not a send. */
+    static boolean isReceive(long kind) {
+        return kind == KIND_RECV || kind == KIND_SMALL_RECV;
+    }
+
     static long kindOf(long wrId) {
         return wrId & ~0xffffffffL;
     }
@@ -165,11 +170,7 @@ final class RdmaResources {
         poll = keep(cq.poll(wcs, wcs.length));
         rearm = keep(cq.reqNotification(false));
 
-        smallCalls = new SVCPostRecv[layout.controlReceives()];
-        for (int i = 0; i < smallCalls.length; i++) {
-            smallCalls[i] = keep(qp.postRecv(List.of(receiveRequest(smallMr, (long) i * SlotLayout.SMALL,
-                    SlotLayout.SMALL, KIND_SMALL_RECV | i)), null));
-        }
+        smallCalls = receiveCalls(smallMr, SlotLayout.SMALL, layout.controlReceives(), KIND_SMALL_RECV);
         sendCalls = new SVCPostSend[layout.sendCount()];
         for (int i = 0; i < sendCalls.length; i++) {
             sendCalls[i] = sendCall(sendMr, (long) i * layout.stride(), layout.stride(), KIND_DATA | i,
@@ -199,14 +200,9 @@ final class RdmaResources {
             }
             ByteBuffer region = pageAligned(layout.ringBytes());
             IbvMr mr = register(region);
-            ByteBuffer[] slots = slice(region, layout.stride(), layout.ringCount());
-            SVCPostRecv[] calls = new SVCPostRecv[layout.ringCount()];
+            SVCPostRecv[] calls = receiveCalls(mr, layout.stride(), layout.ringCount(), KIND_RECV);
             // Published before the first post: a completion may arrive at once.
-            ring = new Ring(mr, slots, calls);
-            for (int i = 0; i < calls.length; i++) {
-                calls[i] = keep(qp.postRecv(List.of(receiveRequest(mr, (long) i * layout.stride(),
-                        layout.stride(), KIND_RECV | i)), null));
-            }
+            ring = new Ring(mr, slice(region, layout.stride(), layout.ringCount()), calls);
             for (SVCPostRecv call : calls) {
                 call.execute();
             }
@@ -217,6 +213,15 @@ final class RdmaResources {
 
     boolean ringOpen() {
         return ring != null;
+    }
+
+    /** One prepared receive per slot of {@code size} bytes in {@code mr}, its id {@code kind | slot}. */
+    private SVCPostRecv[] receiveCalls(IbvMr mr, int size, int count, long kind) throws IOException {
+        SVCPostRecv[] calls = new SVCPostRecv[count];
+        for (int i = 0; i < count; i++) {
+            calls[i] = keep(qp.postRecv(List.of(receiveRequest(mr, (long) i * size, size, kind | i)), null));
+        }
+        return calls;
     }
 
     private <T extends StatefulVerbCall<?>> T keep(T call) {
@@ -294,24 +299,15 @@ final class RdmaResources {
         return sendSlots[slot].duplicate().clear();
     }
 
-    /** Posts ring slot {@code slot} again; does nothing once released. */
-    void postReceive(int slot) throws IOException {
+    /**
+     * Posts receive {@code slot} again: a ring slot for {@link #KIND_RECV}, a control receive for
+     * {@link #KIND_SMALL_RECV}; does nothing once released.
+     */
+    void postReceive(long kind, int slot) throws IOException {
         life.readLock().lock();
         try {
             if (!destroyed) {
-                ring.calls()[slot].execute();
-            }
-        } finally {
-            life.readLock().unlock();
-        }
-    }
-
-    /** Posts control receive {@code slot} again; does nothing once released. */
-    void postSmallReceive(int slot) throws IOException {
-        life.readLock().lock();
-        try {
-            if (!destroyed) {
-                smallCalls[slot].execute();
+                (kind == KIND_SMALL_RECV ? smallCalls : ring.calls())[slot].execute();
             }
         } finally {
             life.readLock().unlock();
