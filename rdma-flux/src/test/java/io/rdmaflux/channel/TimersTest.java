@@ -118,30 +118,14 @@ class TimersTest {
     void aSenderSendsNoPingBeforeItHasTheReceiversAuth() throws Exception {
         java.util.List<FrameType> fromSender = new java.util.concurrent.CopyOnWriteArrayList<>();
         TransportServer mute = transport.listen(new InetSocketAddress(0), OPTIONS.transportOptions(), c -> c.start(
-                new FrameHandler() {
-                    @Override
-                    public void onControlFrame(FrameType type, ByteBuffer payload) {
-                        fromSender.add(type);
-                        if (type == FrameType.HELLO) {
-                            // A receiver's HELLO, then silence: the sender's AUTH is never answered.
-                            c.sendControl(FrameType.HELLO, new io.rdmaflux.protocol.Hello(
-                                    io.rdmaflux.protocol.Hello.Role.RECEIVER, new byte[32], 4096, 4).encode());
-                        }
+                controlFrames((type, payload) -> {
+                    fromSender.add(type);
+                    if (type == FrameType.HELLO) {
+                        // A receiver's HELLO, then silence: the sender's AUTH is never answered.
+                        c.sendControl(FrameType.HELLO, new io.rdmaflux.protocol.Hello(
+                                io.rdmaflux.protocol.Hello.Role.RECEIVER, new byte[32], 4096, 4).encode());
                     }
-
-                    @Override
-                    public void onDataFrame(Chunk payload) {
-                        payload.release();
-                    }
-
-                    @Override
-                    public void onSendSlotFree() {
-                    }
-
-                    @Override
-                    public void onClosed(Throwable cause) {
-                    }
-                })).block(WAIT);
+                }))).block(WAIT);
         try {
             FrameConnection c = transport.connect(mute.address(), OPTIONS.transportOptions()).block(WAIT);
             Mono<Void> sent = new SenderSession(c, KEY, OPTIONS, StreamMetadata.empty(), s -> Flux.<Chunk>never(),
@@ -166,27 +150,11 @@ class TimersTest {
     void aPeerThatNeverSpeaksIsFailedAtTheHandshakeTimeoutAndTold() throws Exception {
         FrameConnection mute = transport.connect(server.address(), OPTIONS.transportOptions()).block(WAIT);
         CompletableFuture<ByteBuffer> errorFrame = new CompletableFuture<>();
-        mute.start(new FrameHandler() {
-            @Override
-            public void onControlFrame(FrameType type, ByteBuffer payload) {
-                if (type == FrameType.ERROR) {
-                    errorFrame.complete(payload);
-                }
+        mute.start(controlFrames((type, payload) -> {
+            if (type == FrameType.ERROR) {
+                errorFrame.complete(payload);
             }
-
-            @Override
-            public void onDataFrame(Chunk payload) {
-                payload.release();
-            }
-
-            @Override
-            public void onSendSlotFree() {
-            }
-
-            @Override
-            public void onClosed(Throwable cause) {
-            }
-        });
+        }));
         ReceiverSession session = receiver.get(WAIT.toSeconds(), TimeUnit.SECONDS);
 
         receiverTime.advanceTimeBy(HANDSHAKE.minus(JUST_BEFORE));
@@ -221,6 +189,29 @@ class TimersTest {
             assertCode(e, ErrorCode.CANCELLED);
             assertThat(e).hasMessageContaining("receiver cancelled the stream");
         }).verify(WAIT);
+    }
+
+    /** A handler for a peer the test drives by hand: control frames to {@code onControl}, data released. */
+    private static FrameHandler controlFrames(java.util.function.BiConsumer<FrameType, ByteBuffer> onControl) {
+        return new FrameHandler() {
+            @Override
+            public void onControlFrame(FrameType type, ByteBuffer payload) {
+                onControl.accept(type, payload);
+            }
+
+            @Override
+            public void onDataFrame(Chunk payload) {
+                payload.release();
+            }
+
+            @Override
+            public void onSendSlotFree() {
+            }
+
+            @Override
+            public void onClosed(Throwable cause) {
+            }
+        };
     }
 
     /** A sender on its own clock, whose source never sends anything. */

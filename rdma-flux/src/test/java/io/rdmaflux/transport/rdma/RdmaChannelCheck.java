@@ -218,13 +218,7 @@ public final class RdmaChannelCheck {
     private static String intruders(Transport rdma, ChannelOptions options, String from, String to) {
         AtomicLong receivedBytes = new AtomicLong();
         java.util.concurrent.CompletableFuture<Void> started = new java.util.concurrent.CompletableFuture<>();
-        SingleStreamServer server = FluxReceiver.create().host(to).port(0).key("secret").transport(rdma).options(options)
-                .handle(in -> in.receiveChunks().doOnNext(chunk -> {
-                    receivedBytes.addAndGet(chunk.remaining());
-                    started.complete(null);
-                    chunk.release();
-                }).then())
-                .bindOne().block(Duration.ofSeconds(20));
+        SingleStreamServer server = countingServer(rdma, options, to, receivedBytes, () -> started.complete(null));
         Mono<Void> outcome = server.outcome().cache();
         outcome.subscribe(v -> { }, e -> { });
         System.setProperty("rdmaflux.rdma.source", from);
@@ -269,12 +263,7 @@ public final class RdmaChannelCheck {
             return "earlier checks left " + RdmaTransport.registeredBytes() + " bytes registered";
         }
         AtomicLong receivedBytes = new AtomicLong();
-        SingleStreamServer server = FluxReceiver.create().host(to).port(0).key("secret").transport(rdma).options(o)
-                .handle(in -> in.receiveChunks().doOnNext(chunk -> {
-                    receivedBytes.addAndGet(chunk.remaining());
-                    chunk.release();
-                }).then())
-                .bindOne().block(Duration.ofSeconds(20));
+        SingleStreamServer server = countingServer(rdma, o, to, receivedBytes, () -> { });
         Mono<Void> outcome = server.outcome().cache();
         outcome.subscribe(v -> { }, e -> { });
         System.setProperty("rdmaflux.rdma.source", from);
@@ -344,6 +333,18 @@ public final class RdmaChannelCheck {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** A one-stream receiver on {@code to} (key "secret") that counts the bytes it is given. */
+    private static SingleStreamServer countingServer(Transport rdma, ChannelOptions options, String to,
+                                                     AtomicLong receivedBytes, Runnable onChunk) {
+        return FluxReceiver.create().host(to).port(0).key("secret").transport(rdma).options(options)
+                .handle(in -> in.receiveChunks().doOnNext(chunk -> {
+                    receivedBytes.addAndGet(chunk.remaining());
+                    onChunk.run();
+                    chunk.release();
+                }).then())
+                .bindOne().block(Duration.ofSeconds(20));
     }
 
     /** Null when sending one buffer fails with one of {@code expected}; otherwise what happened. */
