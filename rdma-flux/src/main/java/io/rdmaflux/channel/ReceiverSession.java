@@ -43,8 +43,8 @@ import reactor.util.concurrent.Queues;
  */
 final class ReceiverSession extends SessionBase {
 
-    private static final Sinks.EmitFailureHandler RETRY =
-            Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(2));
+    /** How long a completion waits out a failure being emitted on another thread. */
+    private static final Duration EMIT_WAIT = Duration.ofSeconds(2);
 
     static final long CANCEL_GRACE_MS = 3000;
 
@@ -67,7 +67,15 @@ final class ReceiverSession extends SessionBase {
 
     private volatile boolean streamStarted;
     private volatile boolean endVerified;
+    /** The handler has ended, one way or the other. */
     private volatile boolean handlerDone;
+    /**
+     * The handler completed after END was verified: the only end that earns an END_ACK. A
+     * failed handler is done too, and its failure may lose the race to claim the outcome
+     * against a verified END on the transport's thread: that END must then find nothing to
+     * acknowledge.
+     */
+    private volatile boolean handlerSucceeded;
     private volatile ProtocolException failure;
     private volatile boolean cancelled;
 
@@ -215,7 +223,9 @@ final class ReceiverSession extends SessionBase {
                     + " bytes received differ from those sent");
         }
         endVerified = true;
-        inbound.emitComplete(RETRY);
+        // A handler made now: busyLooping's deadline runs from its creation, so a shared one
+        // stopped retrying two seconds after start-up and threw on the first contention.
+        inbound.emitComplete(Sinks.EmitFailureHandler.busyLooping(EMIT_WAIT));
         maybeAcknowledge();
     }
 
@@ -226,6 +236,7 @@ final class ReceiverSession extends SessionBase {
             fail(new ProtocolException(ErrorCode.CANCELLED, "receiver stopped reading " + progress()));
             return;
         }
+        handlerSucceeded = true;
         maybeAcknowledge();
     }
 
@@ -238,7 +249,8 @@ final class ReceiverSession extends SessionBase {
     private void maybeAcknowledge() {
         // Claim the outcome before END_ACK leaves: once it is out, the sender may close at
         // once, and that close must not be taken for a sender that vanished mid-stream.
-        if (endVerified && handlerDone && finish()) {
+        // Both sides write their flag before reading the other's, so at least one sees both.
+        if (endVerified && handlerSucceeded && finish()) {
             send(FrameType.END_ACK, ControlFrames.endAck(checksum.bytes()));
             connection.close();
             afterClose(result::tryEmitEmpty);

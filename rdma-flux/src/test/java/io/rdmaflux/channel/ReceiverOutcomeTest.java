@@ -9,13 +9,18 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.StreamMetadata;
+import io.rdmaflux.transport.TransportServer;
 import io.rdmaflux.transport.memory.MemoryTransport;
 import io.rdmaflux.transport.memory.MemoryTransport.Verdict;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -23,6 +28,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
+import reactor.test.util.RaceTestUtils;
 
 /**
  * The receiver's side of "nothing cut short": its handler completes (a sink commits) only after
@@ -34,6 +40,10 @@ class ReceiverOutcomeTest {
 
     private static final ChannelOptions OPTIONS = MemoryPair.OPTIONS;
     private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final byte[] KEY = "k".getBytes(StandardCharsets.UTF_8);
+    private static final int RACE_ROUNDS = 2_000;
+    /** The bytes {@code chunks(1)} sends. */
+    private static final long SENT = 5000;
 
     /** A receiver whose handler reads everything, then waits for {@link #gate} before it "commits". */
     private static final class GatedReceiver {
@@ -116,6 +126,63 @@ class ReceiverOutcomeTest {
         assertThat(failure(r.outcome)).as("the receiver").isNull();
         assertThat(r.committed).isTrue();
         assertCode(sender, ErrorCode.TRUNCATED);
+    }
+
+    /**
+     * A handler that fails (its file could not be created, say) while END is being verified
+     * must never be acknowledged: the sender would be told that a stream nobody stored
+     * arrived. Each round races the handler's failure against END's arrival
+     * ({@link RaceTestUtils#race}); whichever wins, the stream fails with the handler's reason.
+     * It caught two faults, each within the first 20 rounds: a handler's end of any kind
+     * counted for the END_ACK, so a failure between its flag and its claim on the outcome was
+     * lost (rdrecv exited 70, rdsend 0); and END's completion of the inbound stream, meeting the
+     * failure's emission, gave up at once (a retry handler whose deadline had long passed).
+     */
+    @Test
+    void aHandlerThatFailsWhileEndArrivesIsNeverAcknowledged() throws Exception {
+        for (int round = 0; round < RACE_ROUNDS; round++) {
+            CompletableFuture<ByteBuffer> end = new CompletableFuture<>();
+            MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) -> {
+                // END is held back, to be handed to the session by the race below.
+                if (fromSender && type == FrameType.END) {
+                    end.complete(payload);
+                    return Verdict.DROP;
+                }
+                return Verdict.DELIVER;
+            });
+            CompletableFuture<ReceiverSession> session = new CompletableFuture<>();
+            CompletableFuture<Void> arrived = new CompletableFuture<>();
+            CompletableFuture<Void> disk = new CompletableFuture<>();
+            AtomicLong received = new AtomicLong();
+            TransportServer server = t.listen(new InetSocketAddress(0), OPTIONS.transportOptions(), c -> session.complete(
+                    new ReceiverSession(c, KEY, OPTIONS, in -> Mono.when(
+                            in.receiveChunks().doOnNext(chunk -> {
+                                // The END frame's count must match what the session has seen.
+                                if (received.addAndGet(chunk.remaining()) == SENT) {
+                                    arrived.complete(null);
+                                }
+                                chunk.release();
+                            }).then(),
+                            Mono.fromFuture(disk)), new Admission(4, true)).start()))
+                    .block(WAIT);
+            try {
+                Mono<Void> sent = FluxSender.create().port(server.address().getPort()).key(KEY).transport(t)
+                        .options(OPTIONS).send(StreamMetadata.empty(), s -> chunks(1)).cache();
+                sent.subscribe(v -> { }, e -> { });
+                ReceiverSession receiver = session.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                arrived.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                ByteBuffer endFrame = end.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                RaceTestUtils.race(() -> disk.completeExceptionally(new IOException("disk full")),
+                        () -> receiver.onControlFrame(FrameType.END, endFrame));
+                Throwable outcome = failure(receiver.result());
+                assertThat(outcome).as("the receiver's outcome in round %d", round).isNotNull();
+                assertCode(outcome, ErrorCode.SINK_FAILED);
+                assertThat(outcome).hasMessageContaining("disk full");
+                assertCode(failure(sent), ErrorCode.SINK_FAILED);
+            } finally {
+                server.dispose();
+            }
+        }
     }
 
     @Test
