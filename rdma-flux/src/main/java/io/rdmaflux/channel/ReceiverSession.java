@@ -162,6 +162,12 @@ final class ReceiverSession extends SessionBase {
             throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected METADATA from sender");
         }
         streamStarted = true;
+        if (isFinished()) {
+            // Failed on another thread (a cancel, a timer) since the frame's own check, and
+            // perhaps before it saw streamStarted: a handler started now would run unawaited.
+            handlerEnded.tryEmitEmpty();
+            return;
+        }
         Session session = new Session(peerHello.nonce(), localNonce, connection.name(), connection.describe(), metadata);
         Publisher<Void> done;
         try {
@@ -171,7 +177,11 @@ final class ReceiverSession extends SessionBase {
             // A handler may refuse a stream with its own code (an unknown codec, say).
             throw ProtocolException.wrap(e, ErrorCode.SINK_FAILED);
         }
-        handlerRun.update(Mono.from(done).subscribe(null, this::onHandlerError, this::onHandlerComplete));
+        // The handler's own run says when it ended, cancelled included: a failure on another
+        // thread may dispose the swap before this subscription is in it (update then disposes
+        // it), and must not report before that.
+        handlerRun.update(Mono.from(done).doFinally(s -> handlerEnded.tryEmitEmpty())
+                .subscribe(null, this::onHandlerError, this::onHandlerComplete));
     }
 
     @Override
@@ -251,9 +261,13 @@ final class ReceiverSession extends SessionBase {
         // once, and that close must not be taken for a sender that vanished mid-stream.
         // Both sides write their flag before reading the other's, so at least one sees both.
         if (endVerified && handlerSucceeded && finish()) {
-            send(FrameType.END_ACK, ControlFrames.endAck(checksum.bytes()));
-            connection.close();
-            afterClose(result::tryEmitEmpty);
+            try {
+                send(FrameType.END_ACK, ControlFrames.endAck(checksum.bytes()));
+            } finally {
+                // The outcome is claimed: it must be reported even if the frame could not go.
+                connection.close();
+                afterClose(result::tryEmitEmpty);
+            }
         }
     }
 
@@ -287,9 +301,9 @@ final class ReceiverSession extends SessionBase {
             // After END the stream has completed and cannot carry it: without this the handler
             // would commit a stream that failed (a sender interrupted after END, a connection
             // lost before the END_ACK could go). Nor can it reach a handler that never read.
+            // A cancelled handler says nothing more; its clean-up is its own to finish. Its
+            // run's doFinally marks it ended.
             handlerRun.dispose();
-            // A cancelled handler says nothing more; its clean-up is its own to finish.
-            handlerEnded.tryEmitEmpty();
         }
         releaseUnclaimed();
         afterClose(streamStarted ? handlerEnded.asMono() : Mono.empty(), () -> result.tryEmitError(error));
