@@ -130,6 +130,14 @@ final class ReadLoop implements Runnable {
                 Chunk chunk = acquire();
                 int n;
                 reading = true;
+                if (disposed) {
+                    // dispose() raises its flag, then looks at ours: had it come between the
+                    // loop's check and ours, it saw no read to abort, and this one might block
+                    // for good on a silent pipe.
+                    reading = false;
+                    chunk.release();
+                    break;
+                }
                 try {
                     n = reader.read(chunk.buffer());
                 } catch (Throwable t) {

@@ -39,6 +39,7 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
     private final AtomicInteger wip = new AtomicInteger();
 
     private volatile boolean subscribed;
+    /** The data completed; an error never raises it (see {@link #hookOnError}). */
     private volatile boolean upstreamDone;
     private volatile Throwable upstreamError;
     private volatile boolean cancelled;
@@ -87,8 +88,9 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
 
     @Override
     protected void hookOnError(Throwable t) {
+        // Not upstreamDone: the drain reads the error, then "done", and an error landing
+        // between the two reads would have looked like a completion and been committed.
         upstreamError = t;
-        upstreamDone = true;
         interruptIfWriting();
         signal();
     }
@@ -223,6 +225,12 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
         if (cancelled) {
             writing = false;
             giveUp();
+            return;
+        }
+        if (upstreamError != null) {
+            // Completion and error exclude each other (Reactive Streams 1.7); a second guard.
+            writing = false;
+            fail(upstreamError, false);
             return;
         }
         String location = null;
