@@ -46,9 +46,19 @@ final class Admission {
         unauthenticated.decrementAndGet();
     }
 
-    /** Whether an authenticated session may have its stream: a one-stream receiver's first only. */
+    /**
+     * Whether an authenticated session may have its stream: a one-stream receiver's first
+     * only, and none once it is closed.
+     */
     boolean claim(ReceiverSession session) {
-        return !oneStream || (!closed && stream.compareAndSet(null, session));
+        if (!oneStream) {
+            return true;
+        }
+        // One step with close(): a claim that read "open" must not succeed after close() has
+        // looked for a stream to cancel, found none, and left it running unobserved.
+        synchronized (this) {
+            return !closed && stream.compareAndSet(null, session);
+        }
     }
 
     /** The one stream's session, once a sender has claimed it; null before. */
@@ -56,8 +66,13 @@ final class Admission {
         return stream.get();
     }
 
-    /** Connections still in their handshake take no stream from now on. */
-    void close() {
+    /**
+     * Connections still in their handshake take no stream from now on.
+     *
+     * @return the one stream's session if a sender claimed it before, otherwise null
+     */
+    synchronized ReceiverSession close() {
         closed = true;
+        return stream.get();
     }
 }

@@ -187,8 +187,7 @@ public final class FluxReceiver {
                     // sink: its failure then finds no cancelled subscriber to be dropped on.
                     .map(server -> new One(server, admission, outcome.asMono()
                             .doFinally(s -> {
-                                admission.close();
-                                ReceiverSession stream = admission.stream();
+                                ReceiverSession stream = admission.close();
                                 if (s == SignalType.CANCEL && stream != null) {
                                     stream.cancel();
                                 }
