@@ -76,6 +76,17 @@ class ReceiverOutcomeTest {
         }
     }
 
+    /** A transport that holds back the sender's frame of {@code type}, for a race to hand over. */
+    private static MemoryTransport holding(FrameType type, CompletableFuture<ByteBuffer> held) {
+        return new MemoryTransport().tamper((fromSender, t, payload) -> {
+            if (fromSender && t == type) {
+                held.complete(payload);
+                return Verdict.DROP;
+            }
+            return Verdict.DELIVER;
+        });
+    }
+
     private static Flux<Chunk> chunks(int n) {
         return Flux.range(0, n).map(i -> Chunk.wrap(ByteBuffer.wrap(TestData.bytes(i, 5000))));
     }
@@ -144,14 +155,7 @@ class ReceiverOutcomeTest {
     void aHandlerThatFailsWhileEndArrivesIsNeverAcknowledged() throws Exception {
         for (int round = 0; round < RACE_ROUNDS; round++) {
             CompletableFuture<ByteBuffer> end = new CompletableFuture<>();
-            MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) -> {
-                // END is held back, to be handed to the session by the race below.
-                if (fromSender && type == FrameType.END) {
-                    end.complete(payload);
-                    return Verdict.DROP;
-                }
-                return Verdict.DELIVER;
-            });
+            MemoryTransport t = holding(FrameType.END, end);
             CompletableFuture<ReceiverSession> session = new CompletableFuture<>();
             CompletableFuture<Void> arrived = new CompletableFuture<>();
             CompletableFuture<Void> disk = new CompletableFuture<>();
@@ -200,13 +204,7 @@ class ReceiverOutcomeTest {
     void aStreamCancelledAsItsMetadataArrivesLeavesNoHandlerRunningAfterTheReport() throws Exception {
         for (int round = 0; round < METADATA_RACE_ROUNDS; round++) {
             CompletableFuture<ByteBuffer> metadata = new CompletableFuture<>();
-            MemoryTransport t = new MemoryTransport().tamper((fromSender, type, payload) -> {
-                if (fromSender && type == FrameType.METADATA) {
-                    metadata.complete(payload);
-                    return Verdict.DROP;
-                }
-                return Verdict.DELIVER;
-            });
+            MemoryTransport t = holding(FrameType.METADATA, metadata);
             CompletableFuture<ReceiverSession> session = new CompletableFuture<>();
             AtomicBoolean started = new AtomicBoolean();
             AtomicBoolean ended = new AtomicBoolean();
