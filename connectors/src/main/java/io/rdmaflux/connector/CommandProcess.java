@@ -452,7 +452,9 @@ final class CommandProcess {
                     + "process group was still running " + after
                     + " and was killed (to wait for a process substitution, end the command with '; wait $!')");
         }
-        if (outputCut) {
+        // A read that ended with -1 saw the real end (our close makes it throw instead): the
+        // linger may have run out just after it, and cut nothing.
+        if (outputCut && !outputEnded) {
             // Held by a process that left the group (its own setsid): not ours to kill.
             throw ConnectorException.command(code, Reason.IO, 0, command.quoted() + " exited with status 0, but "
                     + "a process outside its group still held its output open " + after + "; the output was cut off");
