@@ -11,6 +11,7 @@ import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.FrameConnection;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -169,9 +170,9 @@ final class ReceiverSession extends SessionBase {
             return;
         }
         Session session = new Session(peerHello.nonce(), localNonce, connection.name(), connection.describe(), metadata);
-        Publisher<Void> done;
+        Mono<Void> done;
         try {
-            done = handler.apply(new Stream(session));
+            done = Mono.from(Objects.requireNonNull(handler.apply(new Stream(session)), "the handler returned null"));
         } catch (RuntimeException e) {
             handlerEnded.tryEmitEmpty();
             // A handler may refuse a stream with its own code (an unknown codec, say).
@@ -180,7 +181,7 @@ final class ReceiverSession extends SessionBase {
         // The handler's own run says when it ended, cancelled included: a failure on another
         // thread may dispose the swap before this subscription is in it (update then disposes
         // it), and must not report before that.
-        handlerRun.update(Mono.from(done).doFinally(s -> handlerEnded.tryEmitEmpty())
+        handlerRun.update(done.doFinally(s -> handlerEnded.tryEmitEmpty())
                 .subscribe(null, this::onHandlerError, this::onHandlerComplete));
     }
 

@@ -18,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,8 +43,15 @@ class ReceiverOutcomeTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final byte[] KEY = "k".getBytes(StandardCharsets.UTF_8);
     private static final int RACE_ROUNDS = 2_000;
-    /** Before its fix the METADATA race was lost about once in 1,200 to 1,600 rounds. */
-    private static final int METADATA_RACE_ROUNDS = 5_000;
+    /**
+     * For the race tests, which hold a frame back and hand it over themselves: no PING may
+     * overtake it (a sealed frame out of order fails the session), however long a round stalls.
+     */
+    private static final ChannelOptions RACE_OPTIONS = OPTIONS.withLiveness(Duration.ofSeconds(60),
+            Duration.ofSeconds(120));
+    /** Before its fix the METADATA race was lost within 140 to 270 rounds. */
+    private static final int METADATA_RACE_ROUNDS = 3_000;
+    private static final int CANCEL_DELAY_SPINS = 200;
     /** The bytes {@code chunks(1)} sends. */
     private static final long SENT = 5000;
 
@@ -160,8 +168,8 @@ class ReceiverOutcomeTest {
             CompletableFuture<Void> arrived = new CompletableFuture<>();
             CompletableFuture<Void> disk = new CompletableFuture<>();
             AtomicLong received = new AtomicLong();
-            TransportServer server = t.listen(new InetSocketAddress(0), OPTIONS.transportOptions(), c -> session.complete(
-                    new ReceiverSession(c, KEY, OPTIONS, in -> Mono.when(
+            TransportServer server = t.listen(new InetSocketAddress(0), RACE_OPTIONS.transportOptions(), c -> session.complete(
+                    new ReceiverSession(c, KEY, RACE_OPTIONS, in -> Mono.when(
                             in.receiveChunks().doOnNext(chunk -> {
                                 // The END frame's count must match what the session has seen.
                                 if (received.addAndGet(chunk.remaining()) == SENT) {
@@ -173,7 +181,7 @@ class ReceiverOutcomeTest {
                     .block(WAIT);
             try {
                 Mono<Void> sent = FluxSender.create().port(server.address().getPort()).key(KEY).transport(t)
-                        .options(OPTIONS).send(StreamMetadata.empty(), s -> chunks(1)).cache();
+                        .options(RACE_OPTIONS).send(StreamMetadata.empty(), s -> chunks(1)).cache();
                 sent.subscribe(v -> { }, e -> { });
                 ReceiverSession receiver = session.get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 arrived.get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -208,28 +216,57 @@ class ReceiverOutcomeTest {
             CompletableFuture<ReceiverSession> session = new CompletableFuture<>();
             AtomicBoolean started = new AtomicBoolean();
             AtomicBoolean ended = new AtomicBoolean();
-            TransportServer server = t.listen(new InetSocketAddress(0), OPTIONS.transportOptions(), c -> session.complete(
-                    new ReceiverSession(c, KEY, OPTIONS, in -> {
+            TransportServer server = t.listen(new InetSocketAddress(0), RACE_OPTIONS.transportOptions(), c -> session.complete(
+                    new ReceiverSession(c, KEY, RACE_OPTIONS, in -> {
                         started.set(true);
                         return Mono.<Void>never().doFinally(s -> ended.set(true));
                     }, new Admission(4, true)).start()))
                     .block(WAIT);
+            Disposable sending = null;
             try {
-                FluxSender.create().port(server.address().getPort()).key(KEY).transport(t).options(OPTIONS)
-                        .send(StreamMetadata.empty(), s -> chunks(1)).subscribe(v -> { }, e -> { });
+                // No data: DATA right behind the held METADATA would fail the session first.
+                sending = FluxSender.create().port(server.address().getPort()).key(KEY).transport(t)
+                        .options(RACE_OPTIONS).send(StreamMetadata.empty(), s -> Flux.never()).subscribe(v -> { }, e -> { });
                 ReceiverSession receiver = session.get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 ByteBuffer frame = metadata.get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 CompletableFuture<Boolean> settledAtReport = new CompletableFuture<>();
                 receiver.result().subscribe(v -> settledAtReport.complete(false),
                         e -> settledAtReport.complete(!started.get() || ended.get()));
-                RaceTestUtils.race(receiver::cancel, () -> receiver.onControlFrame(FrameType.METADATA, frame));
+                // The cancel a random few microseconds late, to sweep the frame's way from the
+                // session's check to the stream's start (opening its seal, decoding it).
+                int delay = ThreadLocalRandom.current().nextInt(CANCEL_DELAY_SPINS);
+                RaceTestUtils.race(() -> {
+                    for (int i = 0; i < delay; i++) {
+                        Thread.onSpinWait();
+                    }
+                    receiver.cancel();
+                }, () -> receiver.onControlFrame(FrameType.METADATA, frame));
                 assertThat(settledAtReport.get(WAIT.toSeconds(), TimeUnit.SECONDS))
                         .as("no handler running when the failure was reported, round %d", round).isTrue();
                 assertThat(!started.get() || ended.get()).as("a handler left running, round %d", round).isTrue();
             } finally {
+                if (sending != null) {
+                    sending.dispose();
+                }
                 server.dispose();
             }
         }
+    }
+
+    /** A handler that returns null instead of a publisher fails the stream at once, as one that throws. */
+    @Test
+    void aHandlerThatReturnsNullFailsTheStreamWithItsOwnCode() {
+        MemoryTransport t = new MemoryTransport();
+        SingleStreamServer server = FluxReceiver.create().port(0).key("k").transport(t).options(OPTIONS)
+                .handle(in -> null).bindOne().block(WAIT);
+        Mono<Void> outcome = server.outcome().cache();
+        outcome.subscribe(v -> { }, e -> { });
+        Throwable sender = failure(FluxSender.create().port(server.address().getPort()).key("k").transport(t)
+                .options(OPTIONS).send(StreamMetadata.empty(), s -> chunks(1)));
+        Throwable receiver = failure(outcome);
+        assertCode(receiver, ErrorCode.SINK_FAILED);
+        assertThat(receiver).hasMessageContaining("the handler returned null");
+        assertCode(sender, ErrorCode.SINK_FAILED);
     }
 
     @Test
