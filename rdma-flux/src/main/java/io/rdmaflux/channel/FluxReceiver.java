@@ -1,6 +1,5 @@
 package io.rdmaflux.channel;
 
-import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.protocol.ControlFrames;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.FrameType;
@@ -10,7 +9,6 @@ import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportServer;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Consumer;
@@ -234,24 +232,7 @@ public final class FluxReceiver {
 
     /** Answers a connection that gets no session with one ERROR(BUSY) frame, and closes it. */
     private static void refuse(FrameConnection c, String why) {
-        c.start(new FrameHandler() {
-            @Override
-            public void onControlFrame(FrameType type, ByteBuffer payload) {
-            }
-
-            @Override
-            public void onDataFrame(Chunk payload) {
-                payload.release();
-            }
-
-            @Override
-            public void onSendSlotFree() {
-            }
-
-            @Override
-            public void onClosed(Throwable cause) {
-            }
-        });
+        c.start(FrameHandler.controlOnly((type, payload) -> { }, cause -> { }));
         c.sendControl(FrameType.ERROR, ControlFrames.error(ErrorCode.BUSY, why));
         c.close();
     }

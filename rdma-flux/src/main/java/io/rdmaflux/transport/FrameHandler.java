@@ -3,6 +3,8 @@ package io.rdmaflux.transport;
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.protocol.FrameType;
 import java.nio.ByteBuffer;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * What a transport delivers to the protocol engine. A transport calls these methods from its
@@ -33,4 +35,32 @@ public interface FrameHandler {
      * {@link FrameConnection#acceptData()}), after which the engine answers ERROR and closes.
      */
     void onClosed(Throwable cause);
+
+    /**
+     * A handler for a connection that carries no data for its owner (one refused at the door,
+     * say): control frames go to {@code onControl}, data frames are released at once so that
+     * their slots return, and the end goes to {@code onClosed}.
+     */
+    static FrameHandler controlOnly(BiConsumer<FrameType, ByteBuffer> onControl, Consumer<Throwable> onClosed) {
+        return new FrameHandler() {
+            @Override
+            public void onControlFrame(FrameType type, ByteBuffer payload) {
+                onControl.accept(type, payload);
+            }
+
+            @Override
+            public void onDataFrame(Chunk payload) {
+                payload.release();
+            }
+
+            @Override
+            public void onSendSlotFree() {
+            }
+
+            @Override
+            public void onClosed(Throwable cause) {
+                onClosed.accept(cause);
+            }
+        };
+    }
 }

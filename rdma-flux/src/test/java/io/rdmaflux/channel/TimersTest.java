@@ -193,25 +193,7 @@ class TimersTest {
 
     /** A handler for a peer the test drives by hand: control frames to {@code onControl}, data released. */
     private static FrameHandler controlFrames(java.util.function.BiConsumer<FrameType, ByteBuffer> onControl) {
-        return new FrameHandler() {
-            @Override
-            public void onControlFrame(FrameType type, ByteBuffer payload) {
-                onControl.accept(type, payload);
-            }
-
-            @Override
-            public void onDataFrame(Chunk payload) {
-                payload.release();
-            }
-
-            @Override
-            public void onSendSlotFree() {
-            }
-
-            @Override
-            public void onClosed(Throwable cause) {
-            }
-        };
+        return FrameHandler.controlOnly(onControl, cause -> { });
     }
 
     /** A sender on its own clock, whose source never sends anything. */

@@ -409,25 +409,7 @@ public final class RdmaChannelCheck {
 
     /** A handler that takes every frame and does nothing with it but run {@code onClosed} at the end. */
     private static FrameHandler ignoring(Runnable onClosed) {
-        return new FrameHandler() {
-            @Override
-            public void onControlFrame(FrameType type, ByteBuffer payload) {
-            }
-
-            @Override
-            public void onDataFrame(Chunk payload) {
-                payload.release();
-            }
-
-            @Override
-            public void onSendSlotFree() {
-            }
-
-            @Override
-            public void onClosed(Throwable cause) {
-                onClosed.run();
-            }
-        };
+        return FrameHandler.controlOnly((type, payload) -> { }, cause -> onClosed.run());
     }
 
     /** Pseudo-random data in pieces of up to maxPiece bytes, hashed as it is generated. */
