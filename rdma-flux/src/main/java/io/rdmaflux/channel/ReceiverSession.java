@@ -56,7 +56,9 @@ final class ReceiverSession extends SessionBase {
     private final Disposable.Swap handlerRun = Disposables.swap();
     /**
      * Completes when the handler has ended (or was cancelled): a failure is reported after it,
-     * so that a tool exiting on the outcome does not cut short its sink's clean-up.
+     * so that a tool exiting on the outcome does not cut short its sink's clean-up. Emitted by
+     * the handler's run (its doFinally, once onHandlerComplete or onHandlerError has returned),
+     * or in onMetadata where no run starts.
      */
     private final Sinks.Empty<Void> handlerEnded = Sinks.empty();
     private final Sinks.One<Void> result = Sinks.one();
@@ -242,7 +244,6 @@ final class ReceiverSession extends SessionBase {
 
     private void onHandlerComplete() {
         handlerDone = true;
-        handlerEnded.tryEmitEmpty();
         if (!endVerified) {
             fail(new ProtocolException(ErrorCode.CANCELLED, "receiver stopped reading " + progress()));
             return;
@@ -253,7 +254,6 @@ final class ReceiverSession extends SessionBase {
 
     private void onHandlerError(Throwable t) {
         handlerDone = true;
-        handlerEnded.tryEmitEmpty();
         fail(ProtocolException.wrap(t, ErrorCode.SINK_FAILED));
     }
 
