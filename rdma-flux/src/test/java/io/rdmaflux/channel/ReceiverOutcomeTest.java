@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -93,6 +95,13 @@ class ReceiverOutcomeTest {
             }
             return Verdict.DELIVER;
         });
+    }
+
+    /** A listener on {@code t} whose connection becomes a started session with {@code handler}, handed to {@code session}. */
+    private static TransportServer raceReceiver(MemoryTransport t, CompletableFuture<ReceiverSession> session,
+                                                Function<InboundStream, Publisher<Void>> handler) {
+        return t.listen(new InetSocketAddress(0), RACE_OPTIONS.transportOptions(), c -> session.complete(
+                new ReceiverSession(c, KEY, RACE_OPTIONS, handler, new Admission(4, true)).start())).block(WAIT);
     }
 
     private static Flux<Chunk> chunks(int n) {
@@ -168,17 +177,15 @@ class ReceiverOutcomeTest {
             CompletableFuture<Void> arrived = new CompletableFuture<>();
             CompletableFuture<Void> disk = new CompletableFuture<>();
             AtomicLong received = new AtomicLong();
-            TransportServer server = t.listen(new InetSocketAddress(0), RACE_OPTIONS.transportOptions(), c -> session.complete(
-                    new ReceiverSession(c, KEY, RACE_OPTIONS, in -> Mono.when(
-                            in.receiveChunks().doOnNext(chunk -> {
-                                // The END frame's count must match what the session has seen.
-                                if (received.addAndGet(chunk.remaining()) == SENT) {
-                                    arrived.complete(null);
-                                }
-                                chunk.release();
-                            }).then(),
-                            Mono.fromFuture(disk)), new Admission(4, true)).start()))
-                    .block(WAIT);
+            TransportServer server = raceReceiver(t, session, in -> Mono.when(
+                    in.receiveChunks().doOnNext(chunk -> {
+                        // The END frame's count must match what the session has seen.
+                        if (received.addAndGet(chunk.remaining()) == SENT) {
+                            arrived.complete(null);
+                        }
+                        chunk.release();
+                    }).then(),
+                    Mono.fromFuture(disk)));
             try {
                 Mono<Void> sent = FluxSender.create().port(server.address().getPort()).key(KEY).transport(t)
                         .options(RACE_OPTIONS).send(StreamMetadata.empty(), s -> chunks(1)).cache();
@@ -216,12 +223,10 @@ class ReceiverOutcomeTest {
             CompletableFuture<ReceiverSession> session = new CompletableFuture<>();
             AtomicBoolean started = new AtomicBoolean();
             AtomicBoolean ended = new AtomicBoolean();
-            TransportServer server = t.listen(new InetSocketAddress(0), RACE_OPTIONS.transportOptions(), c -> session.complete(
-                    new ReceiverSession(c, KEY, RACE_OPTIONS, in -> {
-                        started.set(true);
-                        return Mono.<Void>never().doFinally(s -> ended.set(true));
-                    }, new Admission(4, true)).start()))
-                    .block(WAIT);
+            TransportServer server = raceReceiver(t, session, in -> {
+                started.set(true);
+                return Mono.<Void>never().doFinally(s -> ended.set(true));
+            });
             Disposable sending = null;
             try {
                 // No data: DATA right behind the held METADATA would fail the session first.
