@@ -253,7 +253,10 @@ public final class RdmaChannelCheck {
      * before authenticating are cut off at once; then a real sender's stream arrives whole.
      */
     private static String strangers(Transport rdma, ChannelOptions options, String from, String to) {
-        ChannelOptions o = options.withHandshakeTimeout(Duration.ofSeconds(4));
+        // The receiver's handshake timer starts at its accept; in a loaded emulated guest the
+        // stranger's own connect() has returned after 4 s, when the receiver had already cut it
+        // off and the registered bytes could no longer be seen. Well above that, below cutOff's wait.
+        ChannelOptions o = options.withHandshakeTimeout(Duration.ofSeconds(12));
         TransportOptions t = o.transportOptions();
         long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (RdmaTransport.liveConnections() > 0 && System.nanoTime() < until) {
