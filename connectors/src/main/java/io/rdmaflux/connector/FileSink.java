@@ -28,7 +28,9 @@ import reactor.util.Loggers;
  * the file it points to is replaced, as {@code cp} would write it, and created when the link
  * dangles, as a shell's {@code >} would.
  *
- * <p>A process killed outright (kill -9, a crash) cannot remove its partial file. The next
+ * <p>A process that exits while a write is under way cancels it and waits (at most 2 s) for
+ * its partial file to be removed ({@link Sink#abandonAll}). A process killed outright (kill -9,
+ * a crash) cannot remove its partial file. The next
  * write to the same target removes such leftovers: a {@code .part} whose name says it was made
  * on this host (TAG: the host name and PID namespace) by a process that no longer runs; it
  * logs each one removed or left alone (the tools show these lines with {@code -v}).

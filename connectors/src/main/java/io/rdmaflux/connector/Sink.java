@@ -3,6 +3,7 @@ package io.rdmaflux.connector;
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
@@ -46,6 +47,19 @@ public interface Sink {
 
     /** What this sink writes to, for messages: a path, or "standard output". */
     String describe();
+
+    /**
+     * Cancels every sink write still under way in this process and waits up to {@code timeout}
+     * until each has cleaned up (partial files removed, appends cut back, commands stopped).
+     * A JVM exit does the same on its own, in a shutdown hook, with a 2-second bound; call this
+     * before ending the process in a way that runs no hooks (a signal's default action,
+     * {@link Runtime#halt}).
+     *
+     * @return whether every write had cleaned up in time
+     */
+    static boolean abandonAll(Duration timeout) {
+        return OpenWrites.abandonAll(timeout);
+    }
 
     /**
      * The sink a command-line argument names, as rdma-pipe's tools take it: standard output

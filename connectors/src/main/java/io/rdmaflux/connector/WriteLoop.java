@@ -6,6 +6,8 @@ import io.rdmaflux.protocol.ProtocolException;
 import java.nio.ByteBuffer;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.reactivestreams.Publisher;
@@ -27,6 +29,9 @@ import reactor.util.Loggers;
  * write or commit, which may wait indefinitely on a pipe, asks the target to
  * {@linkplain WriteTarget#interrupt() interrupt} it (on the scheduler, never on the signalling
  * thread); the drain then sees the flag and gives up.
+ *
+ * <p>A loop is one of this process's {@link OpenWrites} from its subscription until it has
+ * committed or cleaned up, so that the process's end waits for that clean-up.
  */
 final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
 
@@ -46,6 +51,8 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
     private volatile boolean finished;
     private volatile boolean writing;
     private final AtomicBoolean interrupted = new AtomicBoolean();
+    /** Counted down once the target is committed or cleaned up (or was never opened). */
+    private final CountDownLatch ended = new CountDownLatch(1);
 
     // Drain state.
     private boolean opened;
@@ -62,7 +69,8 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
     static Mono<SinkResult> write(WriteTarget target, Publisher<Chunk> data, SinkOptions options) {
         return Mono.create(sink -> {
             WriteLoop loop = new WriteLoop(target, options, sink);
-            sink.onCancel(loop::cancelFromDownstream);
+            sink.onCancel(loop::abandon);
+            OpenWrites.add(loop);
             loop.signal();
             Flux.from(data).doOnDiscard(Chunk.class, Chunk::releaseQuietly).subscribe(loop);
         });
@@ -95,7 +103,8 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
         signal();
     }
 
-    private void cancelFromDownstream() {
+    /** Cancelled by the Mono's subscriber, or by the process ending ({@link OpenWrites}). */
+    void abandon() {
         cancelled = true;
         interruptIfWriting();
         signal();
@@ -115,6 +124,22 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
         }
     }
 
+    /** Waits up to {@code nanos} until the target is committed or cleaned up; true if it is. */
+    boolean awaitCleanUp(long nanos) {
+        try {
+            return ended.await(Math.max(0, nanos), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** The target is committed or cleaned up: nothing is left for the process's end to wait for. */
+    private void ended() {
+        OpenWrites.remove(this);
+        ended.countDown();
+    }
+
     /** Whether the stream failed or was cancelled, so that writing on is pointless. */
     private boolean stopped() {
         return cancelled || upstreamError != null;
@@ -132,6 +157,7 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
                     finished = true;
                     cancel();
                     releaseQueued();
+                    ended();
                     result.error(ConnectorException.sink(ConnectorException.Reason.IO,
                             "cannot write " + target.describe() + ": could not schedule the write (" + e + ")", e));
                 } else {
@@ -245,6 +271,7 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
             failWriting(failure);
         } else {
             finished = true;
+            ended();
             result.success(new SinkResult(bytes, location, target.exitStatus()));
         }
     }
@@ -266,6 +293,7 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
         cancel();
         releaseQueued();
         String note = target.abort();
+        ended();
         log.debug("write to {} cancelled: {}", target.describe(), note);
     }
 
@@ -277,6 +305,7 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
     private void fail(Throwable e, boolean own) {
         finished = true;
         String note = target.abort();
+        ended();
         // Report before cancelling upstream, so that the channel tells the peer this reason
         // rather than "receiver cancelled the stream".
         // A target may throw a ProtocolException to choose the code (a malformed tree stream).
