@@ -9,6 +9,7 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.reactivestreams.Publisher;
@@ -34,6 +35,8 @@ import sun.misc.SignalHandler;
 final class Signals {
 
     private static final String[] HANDLED = {"INT", "TERM", "HUP"};
+    /** As long as a JVM exit's own hook waits for the sinks' clean-up. */
+    private static final Duration EXIT_WAIT = Duration.ofSeconds(2);
     private static final AtomicReference<Signal> received = new AtomicReference<>();
     private static final Sinks.One<Signal> raised = Sinks.one();
     private static final AtomicBoolean streamStarted = new AtomicBoolean();
@@ -149,10 +152,12 @@ final class Signals {
     /**
      * Ends the process with {@code code}; when that is the status of the signal received,
      * by the signal itself (default action), as a shell expects of a program it interrupted.
+     * That runs no shutdown hooks, so the sinks' clean-up is waited for here first.
      */
     static void exit(int code) {
         Signal s = received.get();
         if (s != null && code == ExitCode.ofSignal(s.getNumber())) {
+            Sink.abandonAll(EXIT_WAIT);
             try {
                 Signal.handle(s, SignalHandler.SIG_DFL);
                 Signal.raise(s);
