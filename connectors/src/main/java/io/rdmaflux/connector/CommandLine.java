@@ -36,8 +36,10 @@ record CommandLine(List<String> argv, String text, boolean shell) {
         if (command.isBlank()) {
             throw new IllegalArgumentException("empty command");
         }
-        // "sh" becomes $0, so the shell's own errors read "sh: 1: foo: not found".
-        return new CommandLine(List.of("/bin/sh", "-c", command, "sh"), command, true);
+        // "--": a command that begins with "-" is a command, not an option (-s would make the
+        // shell read its script from the stream). "sh" becomes $0, so the shell's own errors
+        // read "sh: 1: foo: not found".
+        return new CommandLine(List.of("/bin/sh", "-c", "--", command, "sh"), command, true);
     }
 
     static CommandLine of(List<String> argv) {
@@ -60,7 +62,7 @@ record CommandLine(List<String> argv, String text, boolean shell) {
         }
         Path name = shell.getFileName();
         // The shell's name becomes $0, so its own errors read "bash: line 1: foo: command not found".
-        return List.of(shell.toString(), "-c", text, name == null ? "sh" : name.toString());
+        return List.of(shell.toString(), "-c", "--", text, name == null ? "sh" : name.toString());
     }
 
     /**

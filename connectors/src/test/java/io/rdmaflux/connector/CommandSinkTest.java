@@ -70,6 +70,15 @@ class CommandSinkTest {
     }
 
     @Test
+    void aCommandThatBeginsWithADashIsRunAsACommandNeverAsTheShellsOption() {
+        // "sh -c -s" would make the shell read its script from the stream it is given.
+        byte[] script = "touch pwned\n".getBytes(StandardCharsets.US_ASCII);
+        assertThatThrownBy(() -> shell("-s").write(TestSupport.chunksOf(script, CHUNK, up.pool)).block(T))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> assertThat(e.exitStatus()).hasValue(127));
+        assertThat(dir.resolve("pwned")).doesNotExist();
+    }
+
+    @Test
     void aNonZeroStatusAfterTheEndFailsTheSink() {
         assertThatThrownBy(() -> shell("cat > /dev/null; echo 'no space for you' >&2; exit 4")
                 .write(up.chunks(5)).block(T))
