@@ -1,14 +1,19 @@
 package io.rdmaflux.channel;
 
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The door of one bound receiver, shared by all its transports. Until a peer has authenticated
  * it costs the receiver a little (a connection, a session, a timer), so at most
- * {@code maxUnauthenticated} such peers are held at once and any more are refused at once; each
- * has the handshake timeout to authenticate. A one-stream receiver gives its stream to the
- * first sender that authenticates and refuses every later one.
+ * {@code maxUnauthenticated} such peers are held at once, each for at most the handshake
+ * timeout. When all places are taken, a newcomer takes the place of the peer that has waited
+ * longest, which is refused (BUSY): idle strangers cannot keep a sender out by holding the
+ * places, only a flood that fills every place faster than a sender can authenticate (a round
+ * trip) can. A one-stream receiver gives its stream to the first sender that authenticates and
+ * refuses every later one.
  */
 final class Admission {
 
@@ -16,6 +21,8 @@ final class Admission {
     private final boolean oneStream;
     private final AtomicInteger unauthenticated = new AtomicInteger();
     private final AtomicReference<ReceiverSession> stream = new AtomicReference<>();
+    /** Sessions in their handshake, the longest waiting first. */
+    private final Queue<ReceiverSession> waiting = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
     Admission(int maxUnauthenticated, boolean oneStream) {
@@ -25,7 +32,8 @@ final class Admission {
 
     /**
      * Null when a new connection may begin its handshake (it then counts until
-     * {@link #handshakeEnded()}); otherwise why it is refused.
+     * {@link #handshakeEnded}), after displacing the longest waiting one if all places are
+     * taken; otherwise why it is refused.
      */
     String admit() {
         if (oneStream && stream.get() != null) {
@@ -34,15 +42,27 @@ final class Admission {
         if (closed) {
             return "receiver busy: it takes no more streams";
         }
-        if (unauthenticated.incrementAndGet() > maxUnauthenticated) {
+        while (unauthenticated.incrementAndGet() > maxUnauthenticated) {
             unauthenticated.decrementAndGet();
-            return "receiver busy: " + maxUnauthenticated + " connections are already waiting to authenticate";
+            ReceiverSession oldest = waiting.poll();
+            if (oldest == null) {
+                // Every place is taken by a connection not yet waiting (being set up right now).
+                return "receiver busy: " + maxUnauthenticated + " connections are already waiting to authenticate";
+            }
+            // Its failure ends its handshake, which gives the place back (handshakeEnded).
+            oldest.displace();
         }
         return null;
     }
 
-    /** An admitted connection authenticated or failed; called once for each. */
-    void handshakeEnded() {
+    /** An admitted session has begun its handshake. */
+    void waiting(ReceiverSession session) {
+        waiting.add(session);
+    }
+
+    /** An admitted session authenticated or failed; called once for each. */
+    void handshakeEnded(ReceiverSession session) {
+        waiting.remove(session);
         unauthenticated.decrementAndGet();
     }
 

@@ -45,8 +45,9 @@ import reactor.util.Loggers;
  * handshake (another program, another protocol version, a wrong key, silence past the
  * handshake timeout) is answered with an ERROR frame where possible, logged at info level
  * and forgotten. Until it authenticates a peer costs a small fixed amount and at most
- * {@link #maxUnauthenticated(int)} of them are held; more are refused at once with
- * {@link ErrorCode#BUSY}.
+ * {@link #maxUnauthenticated(int)} of them are held; when all places are taken, a newcomer
+ * takes the place of the one that has waited longest, which is refused with
+ * {@link ErrorCode#BUSY}, so that idle connections cannot keep a sender out.
  */
 public final class FluxReceiver {
 
@@ -130,8 +131,9 @@ public final class FluxReceiver {
 
     /**
      * How many connections may be waiting to authenticate at once (default
-     * {@value #DEFAULT_MAX_UNAUTHENTICATED}); one more is refused at once with
-     * {@link ErrorCode#BUSY}. Each has the handshake timeout ({@link ChannelOptions}) to do it.
+     * {@value #DEFAULT_MAX_UNAUTHENTICATED}). One more takes the place of the one that has
+     * waited longest, which is refused with {@link ErrorCode#BUSY}. Each has at most the
+     * handshake timeout ({@link ChannelOptions}) to authenticate.
      */
     public FluxReceiver maxUnauthenticated(int max) {
         return new FluxReceiver(host, port, key, kind, transport, options, handler,

@@ -104,6 +104,7 @@ final class ReceiverSession extends SessionBase {
 
     /** Starts the session: sends HELLO and waits for the sender. */
     ReceiverSession start() {
+        admission.waiting(this);
         begin(new Hello(Hello.Role.RECEIVER, localNonce, connection.maxFramePayload(), connection.receiveSlots()));
         return this;
     }
@@ -111,6 +112,15 @@ final class ReceiverSession extends SessionBase {
     /** Cancels the stream on the application's behalf: the sender is told, the handler cancelled. */
     void cancel() {
         fail(new ProtocolException(ErrorCode.CANCELLED, "receiver cancelled the stream " + progress()));
+    }
+
+    /**
+     * Refuses a peer still in its handshake, to give its place to a newer connection when all
+     * places are taken ({@link Admission}).
+     */
+    void displace() {
+        fail(new ProtocolException(ErrorCode.BUSY,
+                "receiver busy: a newer connection took this one's place before it authenticated"));
     }
 
     /** The other side of this session, for messages. */
@@ -156,7 +166,7 @@ final class ReceiverSession extends SessionBase {
     /** The handshake is over (authenticated or failed): the session no longer counts as pending. */
     private void endHandshake() {
         if (handshakeCounted.compareAndSet(true, false)) {
-            admission.handshakeEnded();
+            admission.handshakeEnded(this);
         }
     }
 
