@@ -24,7 +24,9 @@ import sun.misc.SignalHandler;
  * its data path ({@link #guard}): the sink removes its partial output, the peer is told why
  * (ErrorCode INTERRUPTED), and the process then ends by that same signal ({@link #exit}), so
  * that a shell sees a program killed by Ctrl-C (status 128 + n) and stops its script. A second
- * signal ends the process at once.
+ * signal ends the process at once, unless it came within half a second of the first: that is
+ * the same Ctrl-C delivered twice (to the process group and forwarded by a parent such as
+ * {@code timeout}), which must not cut the clean-up short.
  *
  * <p><b>The race with the producer.</b> Ctrl-C kills a producer ({@code tar c dir | rdsend})
  * in the same instant, and its end of input may be read before the handler runs. An end of
@@ -40,6 +42,9 @@ final class Signals {
     private static final AtomicReference<Signal> received = new AtomicReference<>();
     private static final Sinks.One<Signal> raised = Sinks.one();
     private static final AtomicBoolean streamStarted = new AtomicBoolean();
+    /** A signal this soon after the first is the same one delivered twice, not a second. */
+    private static final long REPEAT_NANOS = 500_000_000L;
+    private static volatile long firstAt;
     private static boolean installed;
 
     private Signals() {
@@ -62,9 +67,18 @@ final class Signals {
     }
 
     private static void onSignal(Signal signal) {
+        long now = System.nanoTime();
         if (!received.compareAndSet(null, signal)) {
+            // One Ctrl-C can arrive twice: to the process group and forwarded by a parent
+            // (timeout(1), a supervisor). Only a signal well after the first is impatience
+            // (0: the first is being recorded on another handler thread this very instant).
+            long first = firstAt;
+            if (first == 0 || now - first < REPEAT_NANOS) {
+                return;
+            }
             Runtime.getRuntime().halt(ExitCode.ofSignal(received.get().getNumber()));
         }
+        firstAt = now;
         raised.tryEmitValue(signal);
     }
 

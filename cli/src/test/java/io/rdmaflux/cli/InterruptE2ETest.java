@@ -73,6 +73,29 @@ class InterruptE2ETest {
         assertNoPartialFiles("out.bin");
     }
 
+    /**
+     * One Ctrl-C can reach a tool twice: sent to the process group and forwarded by a parent
+     * (timeout(1)). The second, a moment after the first, must not end the tool before its
+     * clean-up as an impatient second Ctrl-C does.
+     */
+    @Test
+    void aSignalDeliveredTwiceInAnInstantStillRemovesThePartialFile() throws Exception {
+        Path out = dir.resolve("out.bin");
+        Tool r = Tool.start(dir, "rdrecv", "0", "k", out.toString());
+        int port = r.listeningPort();
+        Tool s = Tool.start(dir, "rdsend", "127.0.0.1", Integer.toString(port), "k");
+        feedUntilWritten(s, "out.bin", () -> {
+            r.signal("INT");
+            r.signal("INT");
+            assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.INTERRUPTED);
+        });
+        assertThat(r.messages()).contains("receiver interrupted by SIGINT").contains("partial file removed")
+                .hasLineCount(1);
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.TEMP_FAIL);
+        assertThat(out).doesNotExist();
+        assertNoPartialFiles("out.bin");
+    }
+
     @Test
     void aSignalToAReceiverStillWaitingEndsItAtOnce() throws Exception {
         Tool r = Tool.start(dir, "rdrecv", "0", "k", dir.resolve("out.bin").toString());
