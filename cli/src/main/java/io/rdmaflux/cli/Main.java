@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.channel.Transports;
+import io.rdmaflux.cli.remote.RemoteAgent;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.regex.Matcher;
@@ -19,6 +20,9 @@ public final class Main {
 
     public static void main(String[] argv) {
         int code = run(argv);
+        // rdcp and rdpipe: no ssh process may outlive the tool (one still logging in is given
+        // the rest of its grace to finish, docs/remote.md).
+        RemoteAgent.awaitAll(Console::info);
         // Without this, exit waits ~300 ms for the idle event loops (blocked in epoll_wait).
         Transports.shutdown(Duration.ofMillis(500));
         Signals.exit(code);

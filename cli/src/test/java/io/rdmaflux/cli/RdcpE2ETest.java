@@ -301,6 +301,25 @@ class RdcpE2ETest {
     }
 
     /** The tool as the remote host runs it: this JDK, a marker every JVM there carries, and {@code prefix}. */
+    /**
+     * An agent past its start timeout is left to finish its login (docs/remote.md), but its
+     * ssh process must not outlive rdcp: rdcp waits for it, within the grace.
+     */
+    @Test
+    void anAgentStillLoggingInWhenTheCopyGivesUpDoesNotOutliveRdcp() throws Exception {
+        Path slow = dir.resolve("slow rdflux");
+        Files.writeString(slow, "#!/bin/sh\nsleep 6\nexec " + ShellWords.quote(tool.toString()) + " \"$@\"\n");
+        Files.setPosixFilePermissions(slow, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path in = Files.writeString(dir.resolve("in.txt"), "x");
+        Tool t = Tool.start(dir, "rdcp", ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE,
+                Map.of("RDFLUX_JAVA_OPTS", "-Drdflux.test.marker=" + dir), "-e", sshd.rsh(), "--rdflux-path",
+                ShellWords.quote(slow.toString()), "--start-timeout", "2", in.toString(), "h1:" + dir.resolve("out"));
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isNotZero();
+        assertThat(t.err()).contains("did not start within 2 s").contains("waiting up to");
+        assertThat(marked().stream().filter(p -> p.info().command().orElse("").endsWith("/ssh")).toList())
+                .as("ssh processes left by rdcp").isEmpty();
+    }
+
     private Path remoteTool(String name, String prefix) throws IOException {
         Path p = dir.resolve(name);
         Files.writeString(p, "#!/bin/sh\n"

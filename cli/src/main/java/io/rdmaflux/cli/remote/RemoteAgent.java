@@ -11,8 +11,11 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -51,6 +54,9 @@ public final class RemoteAgent implements Disposable {
     /** Longest stderr line kept; stderr is for people, so longer ones are cut. */
     private static final int MAX_STDERR_LINE = 4096;
 
+    /** Agents of this process whose ssh process still runs: the tool's end waits for them ({@link #awaitAll}). */
+    private static final Set<RemoteAgent> running = ConcurrentHashMap.newKeySet();
+
     private final RemoteShell shell;
     private final RemoteHost host;
     private final Process process;
@@ -66,6 +72,8 @@ public final class RemoteAgent implements Disposable {
     private final long startDeadline;
     private volatile boolean greeted;
     private volatile boolean startTimedOut;
+    /** When the ssh process is killed if it has not ended (System.nanoTime), once disposed. */
+    private volatile long killAt;
     private volatile long bytes;
     private volatile AgentMessage.Progress progress = new AgentMessage.Progress(0);
     private volatile String protocolError;
@@ -81,6 +89,8 @@ public final class RemoteAgent implements Disposable {
         this.startTimer = Schedulers.parallel().schedule(this::startTimedOut,
                 shell.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
         daemon("stdout", () -> readStdout(process.getInputStream()));
+        running.add(this);
+        process.onExit().thenRun(() -> running.remove(this));
     }
 
     static RemoteAgent start(RemoteShell shell, RemoteHost host) {
@@ -184,6 +194,7 @@ public final class RemoteAgent implements Disposable {
 
     /** Closes stdin, so that the remote end finishes on its own, and kills ssh if it has not ended after {@code grace}. */
     private void endWithin(Duration grace) {
+        killAt = System.nanoTime() + grace.toNanos();
         closeStdin();
         Schedulers.parallel().schedule(() -> {
             if (process.isAlive()) {
@@ -192,6 +203,41 @@ public final class RemoteAgent implements Disposable {
                 Schedulers.parallel().schedule(process::destroyForcibly, 2, TimeUnit.SECONDS);
             }
         }, grace.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * For a tool about to end: disposes every agent whose ssh process still runs and waits
+     * until each has ended, killing it when its grace is over ({@link #dispose}), so that no
+     * ssh process outlives the tool and a login under way still runs to its end. The wait is
+     * the grace at most: 10 s after an agent's stdin closed, or after its start timeout.
+     *
+     * @param note told, once per host, when the wait is likely to be noticed (over a second)
+     */
+    public static void awaitAll(Consumer<String> note) {
+        running.forEach(RemoteAgent::dispose);
+        for (RemoteAgent a : running) {
+            a.awaitEnd(note);
+        }
+    }
+
+    private void awaitEnd(Consumer<String> note) {
+        try {
+            long left = killAt - System.nanoTime();
+            if (left > TimeUnit.SECONDS.toNanos(1) && process.isAlive()) {
+                note.accept("waiting up to " + TimeUnit.NANOSECONDS.toSeconds(left + 999_999_999)
+                        + " s for the ssh session to " + host + " to end");
+            }
+            if (!process.waitFor(Math.max(0, left), TimeUnit.NANOSECONDS)) {
+                log.debug("the ssh process for {} did not end; killing it", host);
+                process.destroy();
+                if (!process.waitFor(2, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
     }
 
     @Override
