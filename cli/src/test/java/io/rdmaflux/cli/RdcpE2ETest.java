@@ -300,7 +300,21 @@ class RdcpE2ETest {
         assertThat(t.err()).contains("is a directory").contains("-r");
     }
 
-    /** The tool as the remote host runs it: this JDK, a marker every JVM there carries, and {@code prefix}. */
+    /** A FIFO in the tree is left out (Java cannot make one), and said so: never silently. */
+    @Test
+    void aSpecialFileIsSkippedWithAWarning() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("spec"));
+        Files.writeString(src.resolve("a"), "a");
+        Process p = new ProcessBuilder("mkfifo", src.resolve("fifo").toString()).start();
+        assumeTrue(p.waitFor() == 0, "mkfifo is not available");
+        Path remote = dir.resolve("pushed");
+        Tool t = rdcp("-r", src.toString(), "h1:" + remote);
+        assertCopied(t);
+        assertThat(t.err()).contains("fifo: skipped: a FIFO (special files are not copied)");
+        assertThat(Files.readString(remote.resolve("a"))).isEqualTo("a");
+        assertThat(remote.resolve("fifo")).doesNotExist();
+    }
+
     /**
      * An agent past its start timeout is left to finish its login (docs/remote.md), but its
      * ssh process must not outlive rdcp: rdcp waits for it, within the grace.
@@ -320,6 +334,7 @@ class RdcpE2ETest {
                 .as("ssh processes left by rdcp").isEmpty();
     }
 
+    /** The tool as the remote host runs it: this JDK, a marker every JVM there carries, and {@code prefix}. */
     private Path remoteTool(String name, String prefix) throws IOException {
         Path p = dir.resolve(name);
         Files.writeString(p, "#!/bin/sh\n"

@@ -7,14 +7,19 @@ import io.rdmaflux.connector.tree.TreeListener;
 import io.rdmaflux.connector.tree.TreeSink;
 import java.util.Objects;
 import reactor.core.publisher.Mono;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * A {@link TreeSink} as the end of a pipeline: as {@link PipelineSink#of} makes it, and besides
  * it tells the pipeline's listener each file that is in place ({@link PipelineListener#onFile}),
  * for a progress line that counts files. The files that failed are the result's
- * {@link SinkResult#failures()}.
+ * {@link SinkResult#failures()}; what was skipped (a special file the source left out) is
+ * logged as a warning, which the tools print.
  */
 public final class TreeCopySink implements PipelineSink {
+
+    private static final Logger log = Loggers.getLogger(TreeCopySink.class);
 
     private final TreeSink sink;
 
@@ -47,6 +52,7 @@ public final class TreeCopySink implements PipelineSink {
 
                 @Override
                 public void onWarning(String path, String message) {
+                    log.warn("{}: {}", path.isEmpty() ? "." : path, message);
                     own.onWarning(path, message);
                 }
             };
