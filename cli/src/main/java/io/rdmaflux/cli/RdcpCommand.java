@@ -378,6 +378,8 @@ final class RdcpCommand implements Callable<Integer> {
                 for (String line : lines) {
                     Console.info("not copied: " + io.rdmaflux.protocol.RemoteText.sanitize(line));
                 }
+                // Each is named: the last line sums up instead of repeating the first.
+                return Mono.error(new PartialTransferException(lines).named());
             }
             return Mono.error(first);
         }

@@ -167,6 +167,9 @@ class RdcpE2ETest {
 
         assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.PARTIAL);
         assertThat(t.err()).contains("locked file: cannot open it: permission denied");
+        // Named once, then summed up (the summary repeated the first failure before).
+        assertThat(t.err().lines().filter(l -> l.contains("locked file"))).hasSize(1);
+        assertThat(t.err().lines().toList()).last().isEqualTo("rdcp: partial transfer: what is named above did not arrive");
         assertThat(Files.readString(dst.resolve("a-readable"))).isEqualTo("a");
         assertThat(Files.readString(dst.resolve("z-readable"))).isEqualTo("z");
         assertThat(dst.resolve("locked file")).doesNotExist();

@@ -19,8 +19,20 @@ public final class PartialTransferException extends RuntimeException {
      *                 them before printing them on a terminal
      */
     public PartialTransferException(List<String> failures) {
-        super(summary(failures));
+        this(failures, summary(failures));
+    }
+
+    private PartialTransferException(List<String> failures, String message) {
+        super(message);
         this.failures = List.copyOf(failures);
+    }
+
+    /**
+     * The same failures, for a tool that has printed each of them already: its message only
+     * sums them up, as rsync's last line does, rather than repeat the first.
+     */
+    public PartialTransferException named() {
+        return new PartialTransferException(failures, "partial transfer: what is named above did not arrive");
     }
 
     /** What did not arrive, each as {@code "path: reason"}, maybe with a last line counting the others. */
