@@ -305,6 +305,26 @@ class HostilePeerTest {
         }
     }
 
+    /** A reset reads as what it is, not as Netty's "recvAddress(..) failed with error(-104)". */
+    @Test
+    void aConnectionResetIsSaidInPlainWords() throws Exception {
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Void> reset = CompletableFuture.runAsync(() -> {
+                try (java.net.Socket s = server.accept()) {
+                    s.getInputStream().read();   // the sender's HELLO is arriving
+                    s.setSoLinger(true, 0);      // close with RST
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            Throwable e = failure(sender(new InetSocketAddress("127.0.0.1", server.getLocalPort()))
+                    .send(Mono.just(ByteBuffer.allocate(10))));
+            reset.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(e).hasMessageContaining("connection failed: connection reset by peer")
+                    .hasMessageNotContaining("(..)");
+        }
+    }
+
     @Test
     void floodsOfIdleConnectionsAndEarlyDataCostLittleAndChangeNothing() throws Exception {
         // A receiver that serves many streams, so that every connection gets a session and a

@@ -11,6 +11,7 @@ import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.ProtocolVersion;
 import io.rdmaflux.transport.FrameHandler;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
@@ -214,7 +215,10 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         dropPartialFrame();
         if (!failed) {
             failed = true;
-            emit(h -> h.onClosed(cause));
+            // A socket error reads "recvAddress(..) failed with error(-104): Connection reset
+            // by peer" from Netty; the session puts the cause into its message.
+            Throwable said = cause instanceof IOException ? new IOException(TcpTransport.reason(cause), cause) : cause;
+            emit(h -> h.onClosed(said));
         }
         ctx.close();
     }

@@ -139,7 +139,8 @@ public final class TcpTransport implements Transport {
         return String.valueOf(address);
     }
 
-    private static String reason(Throwable e) {
+    /** The cause of {@code e} as a person reads it: "connection reset by peer", not Netty's syscall text. */
+    static String reason(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
