@@ -9,10 +9,12 @@ import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -366,9 +368,16 @@ final class RdcpCommand implements Callable<Integer> {
             if (failures.isEmpty()) {
                 return Mono.empty();
             }
-            Throwable first = failures.stream().filter(t -> !partial(t)).findFirst().orElse(failures.get(0));
+            // The end that failed says why; what its peer heard of it ("receiver reported: ...")
+            // is the same news second hand, and is said only when nothing better is known.
+            Throwable first = failures.stream().filter(t -> !partial(t) && !secondHand(t)).findFirst()
+                    .or(() -> failures.stream().filter(t -> !partial(t)).findFirst())
+                    .orElse(failures.get(0));
+            Set<String> said = new HashSet<>(Set.of(Console.message(first)));
+            // After a signal, what each remote end did about it (its partial files removed) is news.
+            boolean interrupted = Signals.received() != null;
             for (RemoteException r : remoteReasons) {
-                if (r != first && !partial(r)) {
+                if (!partial(r) && (interrupted || !secondHand(r)) && said.add(Console.message(r))) {
                     Console.error(r);
                 }
             }
@@ -382,6 +391,10 @@ final class RdcpCommand implements Callable<Integer> {
                 return Mono.error(new PartialTransferException(lines).named());
             }
             return Mono.error(first);
+        }
+
+        private static boolean secondHand(Throwable t) {
+            return t instanceof RemoteException r ? r.reportedByPeer() : ProtocolException.isReportedByPeer(t);
         }
 
         private boolean partial(Throwable t) {

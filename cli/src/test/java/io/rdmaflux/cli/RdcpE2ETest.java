@@ -262,6 +262,9 @@ class RdcpE2ETest {
             assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.IO);
             assertThat(t.err()).contains("cannot write 'big.bin' in " + dst + ": disk full")
                     .doesNotContain("Exception");
+            // Said once, by the end that failed: not again as what the sending end heard of it.
+            assertThat(t.err().lines().filter(l -> l.contains("disk full"))).as(t.err()).hasSize(1);
+            assertThat(t.err()).doesNotContain("receiver reported");
             assertThat(dst.resolve("big.bin")).as("never renamed into place").doesNotExist();
             assertThat(Files.readString(dst.resolve("a-small"))).as("completed before the disk filled").isEqualTo("small");
             long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
