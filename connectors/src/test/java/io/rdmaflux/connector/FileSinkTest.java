@@ -264,6 +264,16 @@ class FileSinkTest {
     }
 
     @Test
+    void aFailedStreamToDevNullSaysNothingOfTheBytesItDiscarded() {
+        BufferPool pool = new BufferPool("null", 4096, 4);
+        StepVerifier.create(FileSink.of(Path.of("/dev/null")).write(chunksOf(randomBytes(10_000, 19), 4096, pool)
+                        .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "cut")))))
+                .expectErrorSatisfies(e -> assertThat(e).hasMessage("cut"))
+                .verify(T);
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
     void fifoIsWrittenInPlace() throws Exception {
         Path fifo = dir.resolve("fifo");
         Assumptions.assumeTrue(run("mkfifo", fifo.toString()) == 0, "mkfifo is not available");
