@@ -120,11 +120,11 @@ final class RdcpCommand implements Callable<Integer> {
             sync = true;   // --checksum is a way of syncing
         }
         Meter meter = new Meter();
-        Transfer transfer = new Transfer(plan, shell, local);
+        Transfer transfer = new Transfer(plan, shell, local, meter::streamStarted);
         if (flags.progress) {
             meter.startProgress(() -> transfer.show(meter));
         }
-        int code = Runner.run(transfer.run().doOnSubscribe(s -> meter.streamStarted()));
+        int code = Runner.run(transfer.run());
         transfer.show(meter);
         meter.stop();
         if (code == ExitCode.OK && flags.verbose) {
@@ -208,11 +208,14 @@ final class RdcpCommand implements Callable<Integer> {
         // Read by the progress line's thread.
         private volatile CopyEnd sender;
         private volatile CopyEnd receiver;
+        /** The data starts to flow: both ends are up (for -v's bandwidth, which leaves out ssh and the JVMs' start). */
+        private final Runnable streamStart;
 
-        Transfer(Plan plan, RemoteShell shell, boolean local) {
+        Transfer(Plan plan, RemoteShell shell, boolean local, Runnable streamStart) {
             this.plan = plan;
             this.shell = shell;
             this.local = local;
+            this.streamStart = streamStart;
         }
 
         Mono<Void> run() {
@@ -239,6 +242,7 @@ final class RdcpCommand implements Callable<Integer> {
                     // One pipeline from tree to tree: no channel for the data.
                     sender.start(job(source, List.of(), treeSink, progress));
                     receiver = sender;
+                    streamStart.run();
                 } else {
                     receiver = end(plan.destHost());
                     Map<String, Object> send = new LinkedHashMap<>(Map.of("type", "send", "key", dataKey));
@@ -260,7 +264,7 @@ final class RdcpCommand implements Callable<Integer> {
                 }
                 List<Mono<Void>> wiring = new ArrayList<>();
                 if (receiver != sender) {
-                    wiring.add(wire(receiver, sender));
+                    wiring.add(wire(receiver, sender).doOnSuccess(v -> streamStart.run()));
                 }
                 if (listing != null) {
                     wiring.add(wire(sender, listing));
