@@ -8,6 +8,7 @@ import io.rdmaflux.transport.tcp.TcpTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -21,6 +22,7 @@ public final class Transports {
     private static final String RDMA_CLASS = "io.rdmaflux.transport.rdma.RdmaTransport";
     private static volatile Transport rdma;
     private static volatile String rdmaProblem;
+    private static final AtomicBoolean rdmaProblemTold = new AtomicBoolean();
 
     private Transports() {
     }
@@ -102,7 +104,8 @@ public final class Transports {
                 Transport r = rdma();
                 if (r != null) {
                     out.add(r);
-                } else {
+                } else if (rdmaProblemTold.compareAndSet(false, true)) {
+                    // Once per process: an rdcp with --sync selects for three channels.
                     log.info("RDMA not usable ({}); using TCP", rdmaProblem);
                 }
                 out.add(tcp());
