@@ -71,7 +71,11 @@ class ValueTypeTest {
         assertThat(ValueType.path().parse("~")).isEqualTo(Path.of(home));
         assertThat(ValueType.path().parse("~/x/y")).isEqualTo(Path.of(home, "x", "y"));
         assertThat(ValueType.path().parse("a/~b")).isEqualTo(Path.of("a/~b"));
-        assertThat(ValueType.path().parse("~user/x")).isEqualTo(Path.of("~user/x"));
+        // ~USER is that user's home, as in a shell (and in scp's host:~USER/dir); no such user: as written.
+        assertThat(ValueType.path().parse("~root/x")).isEqualTo(Path.of("/root/x"));
+        assertThat(ValueType.path().parse("~root")).isEqualTo(Path.of("/root"));
+        assertThat(ValueType.path().parse("~no-such-user-19/x")).isEqualTo(Path.of("~no-such-user-19/x"));
+        assertThat(ValueType.path().parse("~a b/x")).isEqualTo(Path.of("~a b/x"));
         assertThatThrownBy(() -> ValueType.string().parse("")).isInstanceOf(IllegalArgumentException.class);
         assertThat(ValueType.list(ValueType.string()).name()).isEqualTo("list of string");
     }
