@@ -39,7 +39,7 @@ import reactor.core.publisher.Mono;
             "",
             "  On the receiving host: source {type: receive, port: 7691, key-file: ~/.rdkey}, sink {type: file, ...}.",
             "  A receive source on port 0 prints 'rdflux: listening on ADDRESS:PORT'.",
-            "  Values may use ${VAR} and ${VAR:-default}; ~ expands in paths.",
+            "  Values may use $${VAR} and $${VAR:-default}; ~ expands in paths.",
             "",
             "Exit codes: as rdsend and rdrecv (0 ok, 65 corrupt data, 66 input missing, 69 cannot connect, "
                 + "73/74 output, 75 cut short, 77 wrong key, 130 interrupted), and 78 for a pipeline file that "
