@@ -114,11 +114,9 @@ final class RdcpCommand implements Callable<Integer> {
     public Integer call() {
         Console.configure("rdcp", flags.verbose, flags.debug);
         Plan plan = plan();
+        checkOptions();
         RemoteShell shell = remote.shell(System.getenv());
         boolean local = plan.sourceHost() == null && plan.destHost() == null;
-        if (checksum && !sync) {
-            sync = true;   // --checksum is a way of syncing
-        }
         Meter meter = new Meter();
         Transfer transfer = new Transfer(plan, shell, local, meter::streamStarted);
         if (flags.progress) {
@@ -132,6 +130,27 @@ final class RdcpCommand implements Callable<Integer> {
             Console.stderr().println(meter.bandwidth());
         }
         return code;
+    }
+
+    /**
+     * Checks the options rdsend has too, as rdsend does, before any end starts: the ends would
+     * refuse them later, in their pipelines' terms.
+     */
+    void checkOptions() {
+        if (checksum) {
+            sync = true;   // --checksum is a way of syncing
+        }
+        if (port != null) {
+            Ports.check(port, true);
+            if (sync && port == 65535) {
+                throw new UsageException("bad port 65535: with --sync the destination's listing goes to PORT+1, "
+                        + "so PORT may be at most 65534");
+            }
+            if (port == 0) {
+                port = null;   // any free port, as without --port
+            }
+        }
+        Codecs.chain(zstdLevel, encrypt, flags.options().frameSize());
     }
 
     /** Checks the arguments: one host for all sources, a name for each, -r where needed. */

@@ -38,6 +38,16 @@ class UsageErrorsTest {
             + "(examples: 65536, 256K, 1M)",
         "rdrecv | --frame-size 64M --slots 32 1 k | rdrecv: --frame-size 64M with --slots 32 makes rings of 2.00 GiB; "
             + "frame size x slots may be at most 1.00 GiB: use a smaller --frame-size or fewer --slots",
+        "rdrecv | 99999 k           | rdrecv: bad port 99999: expected a number from 0 (any free port) to 65535",
+        "rdsend | h 0 k             | rdsend: bad port 0: expected a number from 1 to 65535",
+        // rdcp checks the options rdsend has as rdsend does, before ssh starts (-e false: none could).
+        "rdcp | -e false --port 70000 a h1:b | rdcp: bad port 70000: expected a number from 0 (any free port) to 65535",
+        "rdcp | -e false --sync --port 65535 a h1:b | rdcp: bad port 65535: with --sync the destination's listing "
+            + "goes to PORT+1, so PORT may be at most 65534",
+        "rdcp | -e false --frame-size 1K a h1:b | rdcp: --frame-size must be between 4K and 64M, was 1K",
+        "rdcp | -e false --slots 1 a h1:b | rdcp: --slots must be between 2 and 4096, was 1",
+        "rdcp | -e false --zstd=99 a h1:b | rdcp: zstd: level 99 out of range (-7 to -1, or 1 to 22)",
+        "rdsend | --zstd=99 h 1 k   | rdsend: zstd: level 99 out of range (-7 to -1, or 1 to 22)",
         // A forgotten KEY: pom.xml (in the working directory of the tests) would have been the key.
         "rdsend | h 1 pom.xml       | rdsend: 'pom.xml' was taken as KEY, but it names a file: if that is the FILE to "
             + "send, give the key before it (HOST PORT KEY pom.xml), or with --key-file or RDFLUX_KEY",
