@@ -201,7 +201,7 @@ final class PipeChain {
 
     /** Hop {@code i}'s pipeline map, with its link keys, and its downstream address when known. */
     private Map<String, Object> pipeline(int i, Endpoint downstream) {
-        Map<String, Object> p = hops.get(i).pipeline(settings.zstd(), settings.encrypt());
+        Map<String, Object> p = hops.get(i).pipeline(settings.zstdLevel(), settings.encrypt());
         if (keys[i] != null) {
             p.put("source", with((Map<?, ?>) p.get("source"), "key", keys[i]));
         }

@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
 import java.io.IOException;
@@ -18,7 +19,7 @@ import reactor.core.publisher.Mono;
 /** {@code rdpipe}: commands chained across hosts, the data flowing host to host. */
 @Command(name = "rdpipe", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         usageHelpAutoWidth = true,
-        customSynopsis = "rdpipe [-v] [--progress] [-n] [--zstd] [--encrypt] [-e COMMAND] [--rdflux-path PATH] SEGMENT...",
+        customSynopsis = "rdpipe [-v] [--progress] [-n] [--zstd[=LEVEL]] [--encrypt] [-e COMMAND] [--rdflux-path PATH] SEGMENT...",
         description = {
             "Send stdin through commands on other hosts and back to stdout, each host sending straight to the next "
                 + "over the channel (RDMA, else TCP). A SEGMENT is [user@]host:'command', or 'command' for this host. "
@@ -48,7 +49,7 @@ import reactor.core.publisher.Mono;
 final class PipeCommand implements Callable<Integer> {
 
     /** What every hop shares. */
-    record Settings(boolean zstd, boolean encrypt, boolean verbose, boolean debug, long progressInterval) {
+    record Settings(Integer zstdLevel, boolean encrypt, boolean verbose, boolean debug, long progressInterval) {
     }
 
     @Parameters(arity = "1..*", paramLabel = "SEGMENT", description = "[user@]host:'command', or 'command' for this "
@@ -65,8 +66,9 @@ final class PipeCommand implements Callable<Integer> {
     @Option(names = {"-n", "--dry-run"}, description = "Print what would run where, one line per hop, and exit.")
     boolean dryRun;
 
-    @Option(names = "--zstd", description = "Compress every hop with zstd (each receiver decompresses).")
-    boolean zstd;
+    /** Compresses every hop. */
+    @Mixin
+    ZstdOption zstd = new ZstdOption();
 
     @Option(names = "--encrypt", description = "Encrypt every hop with AES-256-GCM (the channel authenticates every "
             + "hop anyway, with a key made for it); each receiver refuses a stream that is not encrypted.")
@@ -86,6 +88,7 @@ final class PipeCommand implements Callable<Integer> {
             parsed.add(PipeSegment.parse(i + 1, segments.get(i)));
         }
         PipePlan plan = PipePlan.of(parsed);
+        Codecs.chain(zstd.level, encrypt, ChannelOptions.defaults().frameSize());   // the level, as rdsend checks it
         if (plan.readsStdin() && stdinIsTerminal()) {
             // As a remote command started from a terminal: a chain that starts with a command
             // that reads nothing ('zfs send') must not wait for someone to type.
@@ -97,7 +100,7 @@ final class PipeCommand implements Callable<Integer> {
         }
         RemoteShell shell = remote.shell(System.getenv());
         PluginRegistry plugins = PluginRegistry.load(PluginRegistry.defaultDirectory(System.getenv()));
-        Settings settings = new Settings(zstd, encrypt, verbose, debug, progress ? 500 : 0);
+        Settings settings = new Settings(zstd.level, encrypt, verbose, debug, progress ? 500 : 0);
         Meter meter = new Meter();
         if (progress) {
             meter.startProgress();

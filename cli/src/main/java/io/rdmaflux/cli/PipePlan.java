@@ -52,7 +52,7 @@ record PipePlan(List<List<Hop>> runs) {
          * ({@link PipeChain} adds them): sources stdin, receive, file, empty; the command as a
          * filter run by the user's shell; stages before a send; sinks stdout, send, file.
          */
-        Map<String, Object> pipeline(boolean zstd, boolean encrypt) {
+        Map<String, Object> pipeline(Integer zstdLevel, boolean encrypt) {
             Map<String, Object> p = new LinkedHashMap<>();
             p.put("source", switch (input) {
                 case STDIN -> Map.of("type", "stdin");
@@ -66,8 +66,8 @@ record PipePlan(List<List<Hop>> runs) {
             }
             if (output == Output.SEND) {
                 List<Object> stages = new ArrayList<>();
-                if (zstd) {
-                    stages.add(Map.of("type", "zstd"));
+                if (zstdLevel != null) {
+                    stages.add(Map.of("type", "zstd", "level", zstdLevel));
                 }
                 if (encrypt) {
                     stages.add(Map.of("type", "aes-256-gcm"));

@@ -86,10 +86,8 @@ final class RdcpCommand implements Callable<Integer> {
         + "the copied directories; never after any error.")
     boolean delete;
 
-    @Option(names = "--zstd", arity = "0..1", paramLabel = "LEVEL", fallbackValue = "1",
-            preprocessor = SendCommand.AttachedLevel.class,
-            description = "Compress with zstd on the way (level -7 to 22, attached: --zstd=3; default 1).")
-    Integer zstdLevel;
+    @Mixin
+    ZstdOption zstd = new ZstdOption();
 
     @Option(names = "--encrypt", description = "Encrypt with AES-256-GCM on the way, under a fresh random key "
         + "for this copy (the key always authenticates the connection; this also hides the data).")
@@ -150,7 +148,7 @@ final class RdcpCommand implements Callable<Integer> {
                 port = null;   // any free port, as without --port
             }
         }
-        Codecs.chain(zstdLevel, encrypt, flags.options().frameSize());
+        Codecs.chain(zstd.level, encrypt, flags.options().frameSize());
     }
 
     /** Checks the arguments: one host for all sources, a name for each, -r where needed. */
@@ -334,8 +332,8 @@ final class RdcpCommand implements Callable<Integer> {
 
         private List<Object> stages() {
             List<Object> s = new ArrayList<>();
-            if (zstdLevel != null) {
-                s.add(Map.of("type", "zstd", "level", zstdLevel));
+            if (zstd.level != null) {
+                s.add(Map.of("type", "zstd", "level", zstd.level));
             }
             if (encrypt) {
                 s.add(Map.of("type", AesGcmStage.NAME));

@@ -67,10 +67,8 @@ final class SendCommand implements Callable<Integer> {
     @Mixin
     ChannelFlags flags = new ChannelFlags();
 
-    @Option(names = "--zstd", arity = "0..1", paramLabel = "LEVEL", fallbackValue = "1", preprocessor = AttachedLevel.class,
-            description = "Compress with zstd on all cores (level -7 to 22; default 1, the fastest end to end "
-                + "on fast links). The receiver decompresses on its own; it needs no flag.")
-    Integer zstdLevel;
+    @Mixin
+    ZstdOption zstd = new ZstdOption();
 
     @Option(names = "--encrypt", description = "Encrypt with AES-256-GCM under a key derived from KEY and this "
         + "connection's random nonces; tampering, reordering or truncation fails the stream.")
@@ -87,27 +85,6 @@ final class SendCommand implements Callable<Integer> {
             description = "How long to keep retrying when no receiver is up yet. Default: ${DEFAULT-VALUE}.")
     int connectTimeout;
 
-    /**
-     * {@code --zstd} takes its level only attached ({@code --zstd=3}): a separate word after it
-     * is the next argument (the host), not a level.
-     */
-    static final class AttachedLevel implements picocli.CommandLine.IParameterPreprocessor {
-        @Override
-        public boolean preprocess(java.util.Stack<String> args, picocli.CommandLine.Model.CommandSpec spec,
-                                  picocli.CommandLine.Model.ArgSpec arg, java.util.Map<String, Object> info) {
-            if (!"=".equals(String.valueOf(info.get("separator")))) {
-                // "--zstd 3": the 3 would become HOST; say how to write it instead.
-                if (!args.isEmpty() && args.peek().matches("-?[0-9]+")) {
-                    throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--zstd takes its level "
-                            + "attached: write --zstd=" + args.peek() + " (a separate " + args.peek() + " would be HOST)");
-                }
-                arg.setValue(1);
-                return true;
-            }
-            return false;
-        }
-    }
-
     @Override
     public Integer call() {
         Console.configure("rdsend", flags.verbose, flags.debug);
@@ -123,7 +100,7 @@ final class SendCommand implements Callable<Integer> {
             throw new UsageException("--connect-timeout must not be negative");
         }
 
-        CodecChain chain = Codecs.chain(zstdLevel, encrypt, flags.options().frameSize());
+        CodecChain chain = Codecs.chain(zstd.level, encrypt, flags.options().frameSize());
         ChannelOptions options = flags.options(chain.specs().size(), true)
                 .withConnectTimeout(java.time.Duration.ofSeconds(connectTimeout));
         // Blocks sized so that each encoded record fits one frame.

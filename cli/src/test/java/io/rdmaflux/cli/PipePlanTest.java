@@ -44,10 +44,10 @@ class PipePlanTest {
                 "h2: receive (a port of its own) | rev | send to this host",
                 "local: receive (a port of its own) | stdout");
         assertThat(plan.readsStdin()).isTrue();
-        assertThat(plan.runs().get(0).get(1).pipeline(true, true)).isEqualTo(Map.of(
+        assertThat(plan.runs().get(0).get(1).pipeline(3, true)).isEqualTo(Map.of(
                 "source", Map.of("type", "receive", "port", 0, "require-encryption", true),
                 "filters", List.of(Map.of("type", "command", "command", "tr a-z A-Z", "shell", "login")),
-                "stages", List.of(Map.of("type", "zstd"), Map.of("type", "aes-256-gcm")),
+                "stages", List.of(Map.of("type", "zstd", "level", 3), Map.of("type", "aes-256-gcm")),
                 "sink", Map.of("type", "send")));
     }
 

@@ -48,6 +48,9 @@ class UsageErrorsTest {
         "rdcp | -e false --slots 1 a h1:b | rdcp: --slots must be between 2 and 4096, was 1",
         "rdcp | -e false --zstd=99 a h1:b | rdcp: zstd: level 99 out of range (-7 to -1, or 1 to 22)",
         "rdsend | --zstd=99 h 1 k   | rdsend: zstd: level 99 out of range (-7 to -1, or 1 to 22)",
+        "rdpipe | --zstd=99 cat     | rdpipe: zstd: level 99 out of range (-7 to -1, or 1 to 22)",
+        "rdpipe | --zstd 3 h1:cat   | rdpipe: --zstd takes its level attached: write --zstd=3 (a separate 3 would be SEGMENT)",
+        "rdcp | --zstd 3 a h1:b     | rdcp: --zstd takes its level attached: write --zstd=3 (a separate 3 would be SRC)",
         // A forgotten KEY: pom.xml (in the working directory of the tests) would have been the key.
         "rdsend | h 1 pom.xml       | rdsend: 'pom.xml' was taken as KEY, but it names a file: if that is the FILE to "
             + "send, give the key before it (HOST PORT KEY pom.xml), or with --key-file or RDFLUX_KEY",
