@@ -9,7 +9,7 @@ import io.rdmaflux.protocol.ProtocolException;
 
 /**
  * The tools' exit codes, from sysexits.h so scripts can tell causes apart. docs/user-guide.md
- * lists them; keep the two in step.
+ * lists them, and every --help from {@link #helpList()}; keep the three in step.
  */
 public final class ExitCode {
 
@@ -50,7 +50,37 @@ public final class ExitCode {
     /** Terminated by SIGTERM, after cancelling the stream. */
     public static final int TERMINATED = 143;
 
+    /** One line for each code, for every tool's --help: all tools share the table. */
+    private static final Object[][] HELP = {
+        {OK, "success"},
+        {PARTIAL, "partial transfer (rdcp): the files named on stderr did not arrive"},
+        {USAGE, "bad arguments or options"},
+        {DATA, "corrupt or tampered data"},
+        {NO_INPUT, "input missing or unreadable, or changed while it was read"},
+        {UNAVAILABLE, "cannot connect or listen; ssh cannot reach a host or start rdflux"},
+        {SOFTWARE, "internal error: a bug (see --debug), or a peer that is not rdma-flux"},
+        {CANT_CREATE, "cannot create the output"},
+        {IO, "cannot write the output (disk full, broken pipe)"},
+        {TEMP_FAIL, "cut short: peer died or was interrupted, connection lost, timeout"},
+        {PROTOCOL, "checksum mismatch: bytes arrived but differ from those sent"},
+        {NO_PERMISSION, "wrong key: the two sides use different keys"},
+        {CONFIG, "configuration does not validate (pipeline file, a remote end's job)"},
+        {BUSY, "the receiver already serves a stream"},
+        {HANGUP, "ended by SIGHUP (the terminal went away)"},
+        {INTERRUPTED, "interrupted (Ctrl-C, SIGINT)"},
+        {TERMINATED, "terminated (SIGTERM)"},
+    };
+
     private ExitCode() {
+    }
+
+    /** Every code and its meaning, in order, as picocli's exit-code list shows them (codes right-aligned). */
+    static java.util.Map<String, String> helpList() {
+        java.util.Map<String, String> list = new java.util.LinkedHashMap<>();
+        for (Object[] row : HELP) {
+            list.put(String.format(java.util.Locale.ROOT, "%3d", (Integer) row[0]), (String) row[1]);
+        }
+        return list;
     }
 
     /**

@@ -3,7 +3,12 @@ package io.rdmaflux.cli;
 import io.rdmaflux.channel.Transports;
 import io.rdmaflux.cli.remote.RemoteAgent;
 import java.time.Duration;
+import static picocli.CommandLine.Model.UsageMessageSpec.SECTION_KEY_EXIT_CODE_LIST;
+import static picocli.CommandLine.Model.UsageMessageSpec.SECTION_KEY_EXIT_CODE_LIST_HEADING;
+
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
@@ -31,11 +36,21 @@ public final class Main {
     /** Runs a tool and returns its exit code (the process is not ended, for tests). */
     public static int run(String[] argv) {
         if (argv.length == 0) {
-            System.err.println("usage: java -jar rdma-flux.jar {rdsend|rdrecv|rdcp|rdflux} ARGS...  (or use bin/rdsend, bin/rdrecv, bin/rdcp, bin/rdflux)");
+            System.err.println("usage: java -jar rdma-flux.jar {rdsend|rdrecv|rdcp|rdpipe|rdflux} ARGS...  (or use bin/rdsend, bin/rdrecv, bin/rdcp, bin/rdpipe, bin/rdflux)");
             return ExitCode.USAGE;
         }
         String tool = argv[0];
         String[] rest = Arrays.copyOfRange(argv, 1, argv.length);
+        CommandLine cl = commandLine(tool);
+        if (cl == null) {
+            System.err.println("rdflux: unknown tool '" + tool + "' (expected rdsend, rdrecv, rdcp, rdpipe or rdflux)");
+            return ExitCode.USAGE;
+        }
+        return cl.execute(rest);
+    }
+
+    /** The tool's command line, configured for use (errors, help); null for an unknown tool. */
+    static CommandLine commandLine(String tool) {
         Object command = switch (tool) {
             case "rdsend" -> new SendCommand();
             case "rdrecv" -> new ReceiveCommand();
@@ -45,8 +60,7 @@ public final class Main {
             default -> null;
         };
         if (command == null) {
-            System.err.println("rdflux: unknown tool '" + tool + "' (expected rdsend, rdrecv, rdcp, rdpipe or rdflux)");
-            return ExitCode.USAGE;
+            return null;
         }
         CommandLine cl = new CommandLine(command);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
@@ -64,7 +78,19 @@ public final class Main {
             Console.error(ex);
             return ExitCode.of(ex);
         });
-        return cl.execute(rest);
+        // Every --help ends with the one exit-code table, after the examples and notes.
+        List<String> sections = new ArrayList<>(cl.getHelpSectionKeys());
+        sections.removeAll(List.of(SECTION_KEY_EXIT_CODE_LIST_HEADING, SECTION_KEY_EXIT_CODE_LIST));
+        sections.addAll(List.of(SECTION_KEY_EXIT_CODE_LIST_HEADING, SECTION_KEY_EXIT_CODE_LIST));
+        cl.setHelpSectionKeys(sections);
+        listExitCodes(cl);
+        return cl;
+    }
+
+    private static void listExitCodes(CommandLine cl) {
+        cl.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes (see docs/user-guide.md):%n")
+                .exitCodeList(ExitCode.helpList());
+        cl.getSubcommands().values().forEach(Main::listExitCodes);
     }
 
     /**
@@ -102,13 +128,16 @@ public final class Main {
     /** {@code rdflux}: the umbrella command. */
     @Command(name = "rdflux", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = {"rdma-flux: move byte streams between hosts at link speed.",
-                "Tools: rdsend, rdrecv, rdcp (see their --help). Subcommands: doctor, selftest, run, plugins."},
+                "Tools: rdsend, rdrecv, rdcp, rdpipe (see their --help). Subcommands: doctor, selftest, run, plugins."},
             subcommands = {DoctorCommand.class, SelftestCommand.class, RunCommand.class, PluginsCommand.class,
                 AgentCommand.class, CommandLine.HelpCommand.class})
     static final class RdfluxCommand implements Runnable {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
         @Override
         public void run() {
-            new CommandLine(this).usage(System.err);
+            spec.commandLine().usage(System.err);   // as configured, exit codes included
         }
     }
 }

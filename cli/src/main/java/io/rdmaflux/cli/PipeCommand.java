@@ -36,16 +36,16 @@ import reactor.core.publisher.Mono;
         optionListHeading = "%nOptions:%n",
         footerHeading = "%nExamples:%n",
         footer = {
-            "  echo hello | rdpipe host1:'tr [:lower:] [:upper:]' host2:'rev'       prints OLLEH",
+            "  # prints OLLEH:",
+            "  echo hello | rdpipe host1:'tr [:lower:] [:upper:]' host2:'rev'",
             "  rdpipe other:'sha1sum' < myfile",
             "  rdpipe fs1:'< textfile' caps:'tr [:lower:] [:upper:]' fs2:'> TEXTFILE'",
-            "  rdpipe fs1:'zfs send tank/m@snap' fs2:'tee >(zfs recv tank/m); wait $!' backup:'zfs recv tank/m'",
+            "  rdpipe fs1:'zfs send tank/m@snap' \\",
+            "      fs2:'tee >(zfs recv tank/m); wait $!' backup:'zfs recv tank/m'",
             "",
             "Exit status: as 'set -o pipefail': 0 when every segment succeeded, else the status of the rightmost "
-                + "segment that failed (its command's exit status, or the tools' code: 66 input missing, 69 cannot "
-                + "reach a host or start rdflux there, 73/74 output, 75 cut short, 77 wrong key), with a line on "
-                + "stderr naming the segment, its host and why; 64 bad arguments, 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP. "
-                + "See docs/user-guide.md."})
+                + "segment that failed (its command's own status, 128+N for signal N, or a code below), with a "
+                + "line on stderr naming the segment, its host and why."})
 final class PipeCommand implements Callable<Integer> {
 
     /** What every hop shares. */

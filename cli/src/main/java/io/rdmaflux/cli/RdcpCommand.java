@@ -51,19 +51,17 @@ import reactor.core.publisher.Mono;
         optionListHeading = "%nOptions:%n",
         footerHeading = "%nExamples:%n",
         footer = {
-            "  rdcp -r weights-server:huggingface/hub/models_dir worker:.cache/huggingface/hub/",
-            "  rdcp --sync -r ingest-server:/videos/ ./videos/      # only what is missing or different",
+            "  rdcp -r weights:huggingface/hub/models_dir worker:.cache/huggingface/hub/",
+            "  # only what is missing or different:",
+            "  rdcp --sync -r ingest-server:/videos/ ./videos/",
             "  rdcp -r --sync --delete --progress site/ web1:/srv/site/",
             "  rdcp --zstd --encrypt dump.sql backup:/dumps/",
             "  rdcp -e 'ssh -p 2222' -r data h1:",
             "",
             "An interrupted copy resumes with --sync: only files that are missing or differ are sent again.",
             "",
-            "Exit codes: 0 everything copied and verified, 23 partial transfer (the files named on stderr "
-                + "did not arrive, the rest did), 64 usage, 65 corrupt data, 66 a source missing or "
-                + "unreadable (or a directory without -r), 69 ssh could not reach a host or start rdflux "
-                + "there, 73/74 cannot create/write the destination, 75 cut short, 77 wrong key, "
-                + "130 interrupted. See docs/user-guide.md."})
+            "Exit 0 means every file was copied and verified. A source missing or unreadable, or a directory "
+                + "without -r, is 66; a destination that cannot be created or written, 73 or 74."})
 final class RdcpCommand implements Callable<Integer> {
 
     @Parameters(arity = "2..*", paramLabel = "SRC... DST", hideParamSyntax = true,

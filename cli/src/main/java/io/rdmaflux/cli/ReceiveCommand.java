@@ -47,12 +47,9 @@ import reactor.core.publisher.Mono;
             "  # zfs recv sees the end of its input only after the stream was verified:",
             "  rdrecv --key-file ~/.rdkey --command 'zfs recv pool/fs' 12345",
             "",
-            "Exit codes: 0 ok, 64 usage, 65 corrupt or tampered data, 66 sender's input failed, "
-                + "69 cannot listen, 70 internal, 73 cannot create output, 74 write failed (disk full), "
-                + "75 cut short (sender died or was interrupted, timeout), 76 checksum mismatch, "
-                + "130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP; with --command, CMD's own status when it "
-                + "failed (the sender then exits 74). "
-                + "See docs/user-guide.md."})
+            "With --command, a failed CMD's own status is rdrecv's (128+N for signal N); the sender then "
+                + "exits 74. A sender with the wrong key is refused and rdrecv keeps waiting; a sender whose "
+                + "input fails makes rdrecv exit 66."})
 final class ReceiveCommand implements Callable<Integer> {
 
     @Parameters(index = "0..2", paramLabel = "PORT [KEY] [FILE]", arity = "1..3", hideParamSyntax = true,

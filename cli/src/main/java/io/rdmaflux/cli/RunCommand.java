@@ -27,8 +27,8 @@ import reactor.core.publisher.Mono;
             "Run one pipeline: a source, zero or more stages, a sink, as PIPELINE.yaml describes them. "
                 + "The file is checked completely before anything starts: every problem is one line "
                 + "'FILE:LINE: KEY: what is wrong', and the exit status is 78. 'rdflux plugins' lists the "
-                + "types and their options. Exit codes are rdsend's and rdrecv's; when a command source, "
-                + "filter or sink fails, its own status (128+N for signal N). See docs/user-guide.md."},
+                + "types and their options. When a command source, filter or sink fails, rdflux exits with "
+                + "its status (128+N for signal N), else with a code below. See docs/user-guide.md."},
         parameterListHeading = "%nArguments:%n",
         optionListHeading = "%nOptions:%n",
         footerHeading = "%nExample (send a file compressed and encrypted; the receiver needs no stages):%n",
@@ -37,13 +37,11 @@ import reactor.core.publisher.Mono;
             "  stages: [{type: zstd, level: 3}, aes-256-gcm]",
             "  sink:   {type: send, host: backup, port: 7691, key-file: ~/.rdkey}",
             "",
-            "  On the receiving host: source {type: receive, port: 7691, key-file: ~/.rdkey}, sink {type: file, ...}.",
+            "  On the receiving host:",
+            "  source: {type: receive, port: 7691, key-file: ~/.rdkey}",
+            "  sink:   {type: file, path: /restore/dump.sql}",
             "  A receive source on port 0 prints 'rdflux: listening on ADDRESS:PORT'.",
-            "  Values may use $${VAR} and $${VAR:-default}; ~ expands in paths.",
-            "",
-            "Exit codes: as rdsend and rdrecv (0 ok, 65 corrupt data, 66 input missing, 69 cannot connect, "
-                + "73/74 output, 75 cut short, 77 wrong key, 130 interrupted), and 78 for a pipeline file that "
-                + "does not validate. See docs/user-guide.md."})
+            "  Values may use $${VAR} and $${VAR:-default}; ~ expands in paths."})
 final class RunCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "PIPELINE.yaml", description = "The pipeline to run.")

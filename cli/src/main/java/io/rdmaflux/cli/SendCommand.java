@@ -38,7 +38,7 @@ import reactor.core.publisher.Mono;
             "  # key from the environment or a file (not visible in ps):",
             "  RDFLUX_KEY=secret rdsend backup 12345 big.tar",
             "  zfs send pool/fs@snap | rdsend --progress --key-file ~/.rdkey backup 12345",
-            "  # a command's output; a failed zfs send fails the transfer (a shell pipe cannot tell):",
+            "  # a command's output; its failure fails the transfer (a pipe's is lost):",
             "  rdsend --key-file ~/.rdkey --command 'zfs send pool/fs@snap' backup 12345",
             "  # compress and encrypt on the way:",
             "  rdsend --zstd --encrypt backup 12345 secret dump.sql",
@@ -49,11 +49,8 @@ import reactor.core.publisher.Mono;
                 + "is confirmed ended 250 ms after its end, so that Ctrl-C on 'tar c dir | rdsend ...' "
                 + "never delivers a cut tar.",
             "",
-            "Exit codes: 0 ok, 64 usage, 65 corrupt or tampered data, 66 input missing, unreadable "
-                + "or changed while sent, 69 cannot connect, 70 internal, 74 receiver cannot write "
-                + "its output (or its --command failed), 75 cut short (receiver died or was interrupted, timeout), 76 checksum "
-                + "mismatch, 77 wrong key, 79 receiver busy, 130/143/129 interrupted by "
-                + "SIGINT/SIGTERM/SIGHUP; with --command, a failed CMD's own status. See docs/user-guide.md."})
+            "With --command, a failed CMD's own status is rdsend's (128+N for signal N). When the receiver "
+                + "cannot write its output, or its --command fails, rdsend exits 74."})
 final class SendCommand implements Callable<Integer> {
 
     @Parameters(index = "0..3", paramLabel = "HOST PORT [KEY] [FILE]", arity = "2..4", hideParamSyntax = true,

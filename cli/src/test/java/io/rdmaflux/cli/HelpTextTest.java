@@ -10,26 +10,47 @@ import picocli.CommandLine;
 /** What every --help prints, as picocli renders it at 80 columns (no terminal). */
 class HelpTextTest {
 
-    /** Every command and subcommand's usage text, as Main builds them. */
-    static List<String> everyHelp() {
-        List<String> helps = new ArrayList<>();
-        for (Object tool : new Object[] {new SendCommand(), new ReceiveCommand(), new RdcpCommand(), new PipeCommand(),
-            new Main.RdfluxCommand()}) {
-            CommandLine cl = new CommandLine(tool);
-            helps.add(cl.getUsageMessage(CommandLine.Help.Ansi.OFF));
-            for (CommandLine sub : cl.getSubcommands().values()) {
-                helps.add(sub.getUsageMessage(CommandLine.Help.Ansi.OFF));
-            }
+    static final List<String> TOOLS = List.of("rdsend", "rdrecv", "rdcp", "rdpipe", "rdflux");
+
+    /** Every tool's and subcommand's command line, as Main configures them. */
+    static List<CommandLine> everyCommand() {
+        List<CommandLine> all = new ArrayList<>();
+        for (String tool : TOOLS) {
+            CommandLine cl = Main.commandLine(tool);
+            all.add(cl);
+            all.addAll(cl.getSubcommands().values());
         }
-        return helps;
+        return all;
+    }
+
+    static String help(CommandLine cl) {
+        return cl.getUsageMessage(CommandLine.Help.Ansi.OFF);
     }
 
     @Test
     void variablesInTheTextAreShownNotInterpolated() {
-        String run = new CommandLine(new RunCommand()).getUsageMessage(CommandLine.Help.Ansi.OFF);
+        String run = help(Main.commandLine("rdflux").getSubcommands().get("run"));
         assertThat(run).contains("${VAR} and ${VAR:-default}").doesNotContain("null and default");
-        for (String help : everyHelp()) {
-            assertThat(help).doesNotContain("null");
+        for (CommandLine cl : everyCommand()) {
+            assertThat(help(cl)).doesNotContain("null");
         }
+    }
+
+    @Test
+    void noExampleIsWrapped() {
+        for (CommandLine cl : everyCommand()) {
+            List<String> lines = help(cl).lines().toList();
+            for (String line : cl.getCommandSpec().usageMessage().footer()) {
+                if (line.startsWith("  ")) {
+                    assertThat(lines).as("%s --help: %s", cl.getCommandName(), line).contains(line.stripTrailing());
+                }
+            }
+        }
+    }
+
+    @Test
+    void rdfluxNamesEveryTool() {
+        String rdflux = help(Main.commandLine("rdflux")).replace('\n', ' ').replaceAll(" +", " ");
+        assertThat(rdflux).contains("Tools: rdsend, rdrecv, rdcp, rdpipe");
     }
 }

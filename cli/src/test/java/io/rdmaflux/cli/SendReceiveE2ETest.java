@@ -274,7 +274,7 @@ class SendReceiveE2ETest {
             Tool t = Tool.start(dir, tool, "--help");
             String out = new String(t.process.getInputStream().readAllBytes());
             assertThat(t.exitCode(LIMIT)).isZero();
-            assertThat(out).contains("Usage:").contains("Examples:").contains("Exit codes:").contains("--key-file");
+            assertThat(out).contains("Usage:").contains("Examples:").contains("Exit codes (see docs/user-guide.md):").contains("--key-file");
             // Without a terminal the help is 80 columns wide: every line fits (text is written
             // as paragraphs picocli wraps, not as lines it would break again), and the synopsis
             // names the arguments once.
