@@ -43,7 +43,8 @@ import reactor.core.publisher.Mono;
                 + "there. Data flows directly between the two ends, also when both are remote.",
             "",
             "As rsync: 'rdcp -r dir host:dst' makes dst/dir when dst is an existing directory, and dst as "
-                + "the copy otherwise; 'dir/' (trailing slash) copies what dir holds into dst. Several SRCs "
+                + "the copy otherwise; 'dir/' (trailing slash) copies what dir holds into dst. 'dst/' is a "
+                + "directory, made when missing. Several SRCs "
                 + "go into DST as a directory. Each file is verified by its checksum; in a directory that "
                 + "existed, it is written under a temporary name and renamed once verified, in one the copy "
                 + "creates under its own name. Modes and times are kept, symbolic links copied as links."},
@@ -177,6 +178,9 @@ final class RdcpCommand implements Callable<Integer> {
             String p = paths.get(0);
             source.put("path", p);
             name = nameOf(p);
+            if (p.endsWith("/")) {
+                source.put("directory", true);   // as cp: 'file/' is not a directory, an error
+            }
         } else {
             for (String p : paths) {
                 if (nameOf(p) == null) {
@@ -312,6 +316,9 @@ final class RdcpCommand implements Callable<Integer> {
             m.put("path", plan.destPath());
             if (plan.name() != null) {
                 m.put("name", plan.name());
+                if (plan.destPath().endsWith("/")) {
+                    m.put("directory", true);   // as rsync: DST/ is a directory, made when missing
+                }
             }
             return m;
         }

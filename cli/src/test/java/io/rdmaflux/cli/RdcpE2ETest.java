@@ -340,6 +340,29 @@ class RdcpE2ETest {
                 .as("ssh processes left by rdcp").isEmpty();
     }
 
+    @Test
+    void aTrailingSlashMeansADirectoryOnBothSidesAsCpAndRsync() throws Exception {
+        Path file = Files.writeString(dir.resolve("in.txt"), "data", StandardCharsets.UTF_8);
+        Path dst = Files.createDirectory(dir.resolve("dst"));
+
+        // DST/ that does not exist is made, and the file copied into it (rsync), pushed, with --sync, and locally.
+        assertCopied(rdcp(file.toString(), "h2:" + dst.resolve("nodir") + "/"));
+        assertThat(dst.resolve("nodir")).isDirectory();
+        assertThat(dst.resolve("nodir/in.txt")).hasContent("data");
+        assertCopied(rdcp("--sync", file.toString(), "h2:" + dst.resolve("synced") + "/"));
+        assertThat(dst.resolve("synced/in.txt")).hasContent("data");
+        assertCopied(rdcp(file.toString(), dst.resolve("local") + "/"));
+        assertThat(dst.resolve("local/in.txt")).hasContent("data");
+
+        // SRC/ that is a file is refused, as cp refuses it, and nothing is made.
+        for (String to : List.of("h2:" + dst.resolve("x9"), dst.resolve("x9").toString())) {
+            Tool t = rdcp(file + "/", to);
+            assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.NO_INPUT);
+            assertThat(t.err()).contains("in.txt/: not a directory");
+            assertThat(dst.resolve("x9")).doesNotExist();
+        }
+    }
+
     /** The tool as the remote host runs it: this JDK, a marker every JVM there carries, and {@code prefix}. */
     private Path remoteTool(String name, String prefix) throws IOException {
         Path p = dir.resolve(name);

@@ -28,7 +28,7 @@ public final class TreeListingSourcePlugin implements SourcePlugin {
 
     @Override
     public List<OptionSpec<?>> options() {
-        return List.of(TreeSinkPlugin.PATH, TreeSinkPlugin.NAME, CHECKSUMS);
+        return List.of(TreeSinkPlugin.PATH, TreeSinkPlugin.NAME, TreeSinkPlugin.DIRECTORY, CHECKSUMS);
     }
 
     @Override

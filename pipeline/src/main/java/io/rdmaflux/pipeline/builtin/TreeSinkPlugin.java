@@ -9,7 +9,12 @@ import io.rdmaflux.pipeline.config.OptionValues;
 import io.rdmaflux.pipeline.config.ValueType;
 import io.rdmaflux.pipeline.plugin.PluginContext;
 import io.rdmaflux.pipeline.plugin.SinkPlugin;
+import io.rdmaflux.connector.ConnectorException;
+import io.rdmaflux.connector.ConnectorException.Reason;
+import io.rdmaflux.connector.IoErrors;
+import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -20,6 +25,8 @@ public final class TreeSinkPlugin implements SinkPlugin {
             "The destination: created as the copy of the tree's root, or merged into when it is a directory.");
     static final OptionSpec<String> NAME = OptionSpec.optional("name", ValueType.string(), null,
             "When path is an existing directory, make path/NAME the copy instead (as cp -r SRC DIR makes DIR/SRC).");
+    static final OptionSpec<Boolean> DIRECTORY = OptionSpec.optional("directory", ValueType.bool(), false,
+            "With name: path is a directory (rdcp's DST/): made when missing, as rsync does, and path/NAME the copy.");
     static final OptionSpec<Boolean> DELETE = OptionSpec.optional("delete", ValueType.bool(), false,
             "Remove what the destination's copied directories hold and the tree does not; never after any failure.");
     static final OptionSpec<Boolean> FSYNC = OptionSpec.optional("fsync", ValueType.bool(), false,
@@ -37,7 +44,7 @@ public final class TreeSinkPlugin implements SinkPlugin {
 
     @Override
     public List<OptionSpec<?>> options() {
-        return List.of(PATH, NAME, DELETE, FSYNC);
+        return List.of(PATH, NAME, DIRECTORY, DELETE, FSYNC);
     }
 
     @Override
@@ -50,6 +57,17 @@ public final class TreeSinkPlugin implements SinkPlugin {
         TreeSinkOptions options = TreeSinkOptions.defaults()
                 .withIo(context.sinkOptions().withFsync(values.get(FSYNC)))
                 .withDelete(values.get(DELETE));
+        Path path = values.get(PATH);
+        if (values.get(NAME) != null && values.get(DIRECTORY) && !Files.exists(path)) {
+            try {
+                Files.createDirectory(path);   // only the last component, as rsync; a missing parent fails below
+            } catch (NoSuchFileException e) {
+                // TreeSink.of names the missing directory.
+            } catch (IOException e) {
+                Reason r = IoErrors.classify(e);
+                throw ConnectorException.sink(r, "cannot create directory " + path + ": " + IoErrors.phrase(r, e), e);
+            }
+        }
         return TreeCopySink.of(TreeSink.of(destination(values), options));
     }
 
@@ -61,10 +79,13 @@ public final class TreeSinkPlugin implements SinkPlugin {
         }
     }
 
-    /** path, or path/NAME when NAME is given and path is an existing directory (looked at now, on this host). */
+    /**
+     * path, or path/NAME when NAME is given and path is a directory: an existing one (looked at
+     * now, on this host), or one the directory option declares.
+     */
     static Path destination(OptionValues values) {
         Path path = values.get(PATH);
         String name = values.get(NAME);
-        return name != null && Files.isDirectory(path) ? path.resolve(name) : path;
+        return name != null && (values.get(DIRECTORY) || Files.isDirectory(path)) ? path.resolve(name) : path;
     }
 }

@@ -21,6 +21,8 @@ public final class TreeSourcePlugin implements SourcePlugin {
 
     static final OptionSpec<Path> PATH = OptionSpec.optional("path", ValueType.path(), null,
             "The tree to send: a directory, a file or a symbolic link (followed there). Give path or paths.");
+    static final OptionSpec<Boolean> DIRECTORY = OptionSpec.optional("directory", ValueType.bool(), false,
+            "path must be a directory (rdcp's SRC/, whose contents are copied): anything else fails, as cp refuses file/.");
     static final OptionSpec<List<Path>> PATHS = OptionSpec.optional("paths", ValueType.list(ValueType.path()), null,
             "Several trees at once, each under its own name, as cp -r a b DIR/ copies them into DIR.");
     static final OptionSpec<Boolean> RECURSIVE = OptionSpec.optional("recursive", ValueType.bool(), true,
@@ -59,7 +61,7 @@ public final class TreeSourcePlugin implements SourcePlugin {
 
     @Override
     public List<OptionSpec<?>> options() {
-        return List.of(PATH, PATHS, RECURSIVE, FOLLOW_LINKS, HARD_LINKS, SPARSE, PARALLEL_FILES, LARGE_FILE_SIZE, COUNT, SYNC,
+        return List.of(PATH, PATHS, DIRECTORY, RECURSIVE, FOLLOW_LINKS, HARD_LINKS, SPARSE, PARALLEL_FILES, LARGE_FILE_SIZE, COUNT, SYNC,
                 LISTING_PORT, BIND, ChannelSettings.KEY_FILE, ChannelSettings.KEY_ENV, ChannelSettings.KEY,
                 ChannelSettings.TRANSPORT);
     }
@@ -87,6 +89,11 @@ public final class TreeSourcePlugin implements SourcePlugin {
                 .withParallelFiles(values.get(PARALLEL_FILES))
                 .withLargeFileSize(values.get(LARGE_FILE_SIZE));
         List<Path> paths = values.isSet(PATH) ? List.of(values.get(PATH)) : values.get(PATHS);
+        if (values.isSet(PATH) && values.get(DIRECTORY) && Files.exists(values.get(PATH))
+                && !Files.isDirectory(values.get(PATH))) {
+            throw ConnectorException.source(ConnectorException.Reason.NOT_A_FILE, "cannot read " + values.get(PATH)
+                    + "/: not a directory", null);
+        }
         if (!values.get(RECURSIVE)) {
             for (Path p : paths) {
                 if (Files.isDirectory(p)) {
