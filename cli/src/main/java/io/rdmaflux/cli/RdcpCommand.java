@@ -110,8 +110,8 @@ final class RdcpCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Console.configure("rdcp", flags.verbose, flags.debug);
-        Plan plan = plan();
         checkOptions();
+        Plan plan = plan();
         RemoteShell shell = remote.shell(System.getenv());
         boolean local = plan.sourceHost() == null && plan.destHost() == null;
         Meter meter = new Meter();
@@ -169,7 +169,8 @@ final class RdcpCommand implements Callable<Integer> {
             paths.add(l.rest().isEmpty() ? "." : l.rest());
         }
         if (!flags.transport.equals(io.rdmaflux.transport.TransportKind.AUTO) && sourceHost == null && dst.isLocal()) {
-            Console.info("a local copy uses no transport; --transport is ignored");
+            Console.info("a local copy uses no transport" + (sync ? " (--sync's listing comes over TCP on 127.0.0.1)" : "")
+                    + "; --transport is ignored");
         }
         Map<String, Object> source = new LinkedHashMap<>();
         source.put("type", "tree");
@@ -328,7 +329,8 @@ final class RdcpCommand implements Callable<Integer> {
             if (port >= 0) {
                 m.put(m.get("type").equals("tree") ? "listing-port" : "port", port);
             }
-            m.put("transport", flags.transport.name().toLowerCase(java.util.Locale.ROOT));
+            // A local copy's only channel is the listing's, on 127.0.0.1: TCP, whatever --transport says.
+            m.put("transport", local ? "tcp" : flags.transport.name().toLowerCase(java.util.Locale.ROOT));
             if (data && !m.get("type").equals("tree")) {
                 m.put("frame-size", flags.frameSize);
                 m.put("slots", flags.slots);

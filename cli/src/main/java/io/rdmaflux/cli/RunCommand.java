@@ -24,7 +24,7 @@ import reactor.core.publisher.Mono;
         usageHelpAutoWidth = true,
         customSynopsis = "rdflux run [--plugins DIR] [-v] [--progress] [--debug] [--check] PIPELINE.yaml",
         description = {
-            "Run one pipeline: a source, zero or more stages, a sink, as PIPELINE.yaml describes them. "
+            "Run one pipeline: a source, zero or more filters and stages, a sink, as PIPELINE.yaml describes them. "
                 + "The file is checked completely before anything starts: every problem is one line "
                 + "'FILE:LINE: KEY: what is wrong', and the exit status is 78. 'rdflux plugins' lists the "
                 + "types and their options. When a command source, filter or sink fails, rdflux exits with "

@@ -363,6 +363,17 @@ class RdcpE2ETest {
         }
     }
 
+    @Test
+    void aLocalSyncGetsItsListingOverLoopbackTcpWhateverTheTransport() throws Exception {
+        Path src = Files.createDirectory(dir.resolve("src"));
+        Files.writeString(src.resolve("a"), "a", StandardCharsets.UTF_8);
+        // --transport rdma is ignored, as rdcp says, also on a host without RDMA.
+        Tool t = rdcp("-r", "--sync", "-v", "--transport", "rdma", src + "/", dir.resolve("dst").toString());
+        assertCopied(t);
+        assertThat(t.err()).contains("--transport is ignored").contains("connected over tcp 127.0.0.1:");
+        assertThat(dir.resolve("dst/a")).hasContent("a");
+    }
+
     /** The tool as the remote host runs it: this JDK, a marker every JVM there carries, and {@code prefix}. */
     private Path remoteTool(String name, String prefix) throws IOException {
         Path p = dir.resolve(name);
