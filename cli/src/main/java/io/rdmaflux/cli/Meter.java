@@ -98,7 +98,7 @@ final class Meter {
 
     /** A one-line summary: files (when counted), bytes and time. */
     String summary() {
-        return (files >= 0 ? files + " files, " : "")
+        return (files >= 0 ? files + (files == 1 ? " file, " : " files, ") : "")
                 + String.format(Locale.ROOT, "%d bytes (%s) in %.2f s", bytes.get(), human(bytes.get()), seconds());
     }
 

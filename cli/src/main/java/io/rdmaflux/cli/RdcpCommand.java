@@ -6,6 +6,8 @@ import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.cli.remote.RemoteHost;
 import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.codec.AesGcmStage;
+import io.rdmaflux.connector.ConnectorException;
+import io.rdmaflux.pipeline.builtin.TreeSourcePlugin;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import java.util.ArrayList;
@@ -418,7 +420,21 @@ final class RdcpCommand implements Callable<Integer> {
                 // Each is named: the last line sums up instead of repeating the first.
                 return Mono.error(new PartialTransferException(lines).named());
             }
-            return Mono.error(first);
+            return Mono.error(inRdcpTerms(first));
+        }
+
+        /** The tree source names its option for copying directories; rdcp's user knows it as -r. */
+        private static Throwable inRdcpTerms(Throwable t) {
+            String m = t.getMessage();
+            if (m == null || !m.endsWith(TreeSourcePlugin.RECURSIVE_HINT)) {
+                return t;
+            }
+            String said = m.substring(0, m.length() - TreeSourcePlugin.RECURSIVE_HINT.length()) + " (use -r to copy directories)";
+            if (t instanceof RemoteException r) {
+                return new RemoteException(r.kind(), r.host(), r.remoteStatus(),
+                        said.substring((r.host() + ": ").length()), r.failures(), r.reportedByPeer());
+            }
+            return t instanceof ConnectorException c ? ConnectorException.source(c.reason(), said, c) : t;
         }
 
         private static boolean secondHand(Throwable t) {

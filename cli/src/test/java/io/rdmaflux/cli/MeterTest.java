@@ -72,4 +72,13 @@ class MeterTest {
         }
         return line.toString();
     }
+
+    @Test
+    void theSummaryCountsFilesInGoodEnglish() {
+        Meter m = new Meter();
+        m.files(1, 1);
+        assertThat(m.summary()).startsWith("1 file, 0 bytes");
+        m.files(2, 2);
+        assertThat(m.summary()).startsWith("2 files, 0 bytes");
+    }
 }

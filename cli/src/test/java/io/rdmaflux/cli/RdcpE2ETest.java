@@ -301,9 +301,21 @@ class RdcpE2ETest {
     @Test
     void aDirectoryWithoutRecursiveFailsWithAHint() throws Exception {
         Path src = Files.createDirectories(dir.resolve("src"));
-        Tool t = rdcp(src.toString(), dir.resolve("dst").toString());
-        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.NO_INPUT);
-        assertThat(t.err()).contains("is a directory").contains("-r");
+        for (String from : List.of(src.toString(), "h2:" + src)) {
+            Tool t = rdcp(from, dir.resolve("dst").toString());
+            assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.NO_INPUT);
+            // rdcp's own words: -r, not the tree source's option.
+            assertThat(t.err()).contains(src + " is a directory (use -r to copy directories)").doesNotContain("recursive");
+        }
+    }
+
+    @Test
+    void aFileWhereTheDestinationNeedsADirectoryIsNamedAsNotADirectory() throws Exception {
+        Path src = tree(dir.resolve("src"));
+        Path zero = Files.writeString(dir.resolve("zero"), "", StandardCharsets.UTF_8);
+        Tool t = rdcp("-r", src.toString(), "h2:" + zero.resolve("x"));
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.CANT_CREATE);
+        assertThat(t.err()).contains(zero + " is not a directory").doesNotContain("does not exist");
     }
 
     /** A FIFO in the tree is left out (Java cannot make one), and said so: never silently. */

@@ -178,6 +178,11 @@ class RunE2ETest {
         Tool missing = rdflux(Map.of(), "run", "nope.yaml");
         assertThat(missing.exitCode(LIMIT)).isEqualTo(ExitCode.NO_INPUT);
         assertThat(missing.err()).isEqualTo("rdflux: cannot read nope.yaml: no such file\n");
+        Files.write(dir.resolve("latin1.yaml"), "sink: {type: file, path: caf\u00e9}\n".getBytes(StandardCharsets.ISO_8859_1));
+        Tool latin1 = rdflux(Map.of(), "run", "latin1.yaml");
+        assertThat(latin1.exitCode(LIMIT)).isEqualTo(ExitCode.NO_INPUT);
+        assertThat(latin1.err()).isEqualTo("rdflux: cannot read latin1.yaml: not UTF-8 text: the byte at offset 28 "
+                + "is not valid UTF-8\n");
     }
 
     @Test

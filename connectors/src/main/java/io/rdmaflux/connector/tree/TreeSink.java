@@ -78,8 +78,11 @@ public final class TreeSink implements Sink {
         Path abs = dest.toAbsolutePath().normalize();
         Path parent = abs.getParent();
         if (parent != null && !Files.isDirectory(parent)) {
-            throw ConnectorException.sink(Reason.NOT_FOUND, "cannot write " + dest + ": directory " + parent
-                    + " does not exist", null);
+            throw Files.exists(parent)
+                    ? ConnectorException.sink(Reason.NOT_A_FILE, "cannot write " + dest + ": " + parent
+                            + " is not a directory", null)
+                    : ConnectorException.sink(Reason.NOT_FOUND, "cannot write " + dest + ": directory " + parent
+                            + " does not exist", null);
         }
         return new TreeSink(abs, options);
     }

@@ -27,6 +27,8 @@ public final class TreeSourcePlugin implements SourcePlugin {
             "Several trees at once, each under its own name, as cp -r a b DIR/ copies them into DIR.");
     static final OptionSpec<Boolean> RECURSIVE = OptionSpec.optional("recursive", ValueType.bool(), true,
             "Copy directories; false refuses a path that is a directory (rdcp without -r).");
+    /** How a directory refused for want of recursive ends its message: the remedy, in this option's terms. */
+    public static final String RECURSIVE_HINT = " (set recursive: true to copy directories)";
     static final OptionSpec<Boolean> FOLLOW_LINKS = OptionSpec.optional("follow-links", ValueType.bool(), false,
             "Copy what symbolic links inside the tree point to, instead of the links.");
     static final OptionSpec<Boolean> HARD_LINKS = OptionSpec.optional("hard-links", ValueType.bool(), true,
@@ -98,7 +100,7 @@ public final class TreeSourcePlugin implements SourcePlugin {
             for (Path p : paths) {
                 if (Files.isDirectory(p)) {
                     throw ConnectorException.source(ConnectorException.Reason.NOT_A_FILE, p
-                            + " is a directory (use -r, or recursive: true, to copy directories)", null);
+                            + " is a directory" + RECURSIVE_HINT, null);
                 }
             }
         }

@@ -10,6 +10,9 @@ import io.rdmaflux.pipeline.config.ConfigError;
 import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.pipeline.config.OptionValues;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CoderResult;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -97,7 +100,18 @@ public final class PipelineConfig {
      * @throws ConfigException when it does not validate
      */
     public static PipelineConfig load(Path file, PluginRegistry registry) throws IOException {
-        return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString(), registry, System.getenv());
+        return parse(readUtf8(file), file.toString(), registry, System.getenv());
+    }
+
+    /** The file as text; one that is not UTF-8 fails with the offset of its first bad byte (as a person fixes it). */
+    private static String readUtf8(Path file) throws IOException {
+        ByteBuffer in = ByteBuffer.wrap(Files.readAllBytes(file));
+        CharBuffer out = CharBuffer.allocate(in.remaining());   // never more chars than bytes
+        CoderResult r = StandardCharsets.UTF_8.newDecoder().decode(in, out, true);
+        if (r.isError()) {
+            throw new IOException("not UTF-8 text: the byte at offset " + in.position() + " is not valid UTF-8");
+        }
+        return out.flip().toString();
     }
 
     /** A configuration built in code, with the same checks as a file's. */
