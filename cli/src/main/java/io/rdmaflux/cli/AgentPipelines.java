@@ -57,6 +57,11 @@ final class AgentPipelines implements Agent.JobRunner {
             public void onFile(long bytes) {
                 control.count().file(bytes);
             }
+
+            @Override
+            public void onFileKept() {
+                control.count().kept();
+            }
         };
         Mono<InetSocketAddress> downstream = control.downstream()
                 .map(c -> InetSocketAddress.createUnresolved(c.host(), c.port()));

@@ -98,8 +98,21 @@ final class Meter {
 
     /** A one-line summary: files (when counted), bytes and time. */
     String summary() {
-        return (files >= 0 ? files + (files == 1 ? " file, " : " files, ") : "")
+        return (files >= 0 ? fileCount(files) + ", " : "")
                 + String.format(Locale.ROOT, "%d bytes (%s) in %.2f s", bytes.get(), human(bytes.get()), seconds());
+    }
+
+    /**
+     * A one-line summary of a copy of files: those written and their content bytes, those a
+     * sync found current and kept, and the time.
+     */
+    String summary(long written, long writtenBytes, long kept) {
+        return fileCount(written) + String.format(Locale.ROOT, ", %d bytes (%s) in %.2f s", writtenBytes, human(writtenBytes),
+                seconds()) + (kept > 0 ? "; " + fileCount(kept) + " already up to date" : "");
+    }
+
+    private static String fileCount(long n) {
+        return n + (n == 1 ? " file" : " files");
     }
 
     /** Starts redrawing a progress line on stderr twice a second. */

@@ -125,7 +125,10 @@ final class RdcpCommand implements Callable<Integer> {
         transfer.show(meter);
         meter.stop();
         if (code == ExitCode.OK && flags.verbose) {
-            Console.info("copied " + meter.summary());
+            AgentMessage.Progress arrived = transfer.arrived();
+            long kept = Math.max(0, arrived.keptFiles());
+            Console.info("copied " + (arrived.files() < 0 ? meter.summary()
+                    : meter.summary(arrived.files() - kept, Math.max(0, arrived.fileBytes()), kept)));
             Console.stderr().println(meter.bandwidth());
         }
         return code;
@@ -444,6 +447,11 @@ final class RdcpCommand implements Callable<Integer> {
         private boolean partial(Throwable t) {
             return t instanceof PartialTransferException || t instanceof RemoteException r
                     && r.kind() == RemoteException.Kind.JOB_FAILED && r.remoteStatus() == ExitCode.PARTIAL;
+        }
+
+        /** What the receiving end has in place: its files, their bytes, those a sync kept. */
+        AgentMessage.Progress arrived() {
+            return receiver == null ? new AgentMessage.Progress(0) : receiver.progress();
         }
 
         /** Puts the ends' progress into the meter: bytes sent, files in place, the source's totals. */

@@ -80,5 +80,7 @@ class MeterTest {
         assertThat(m.summary()).startsWith("1 file, 0 bytes");
         m.files(2, 2);
         assertThat(m.summary()).startsWith("2 files, 0 bytes");
+        assertThat(m.summary(0, 0, 6)).matches("0 files, 0 bytes \\(0 B\\) in [0-9.]+ s; 6 files already up to date");
+        assertThat(m.summary(1, 4096, 1)).matches("1 file, 4096 bytes \\(4\\.00 KiB\\) in [0-9.]+ s; 1 file already up to date");
     }
 }

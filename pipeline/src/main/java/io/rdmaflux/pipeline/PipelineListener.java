@@ -41,11 +41,19 @@ public interface PipelineListener {
 
     /**
      * One file of a stream that carries several (a directory tree) is complete at the sink: in
-     * place and verified. {@code bytes} is its content length (0 for a file that was already
-     * current, in a sync). Sinks that write such streams call it, so that a progress display can
+     * place and verified. {@code bytes} is its content length (a file that was already current,
+     * in a sync, is {@link #onFileKept}). Sinks that write such streams call it, so that a progress display can
      * count files; the totals, when the source counted them, are in the stream's
      * {@linkplain PipelineMetrics#metadata() metadata}.
      */
     default void onFile(long bytes) {
+    }
+
+    /**
+     * One file of such a stream was already current at the sink (a sync): kept as it was, no
+     * data sent. By default {@link #onFile} with 0 bytes, since it is complete too.
+     */
+    default void onFileKept() {
+        onFile(0);
     }
 }

@@ -46,6 +46,14 @@ public final class TreeCopySink implements PipelineSink {
                 }
 
                 @Override
+                public void onKept(TreeEntry entry) {
+                    own.onKept(entry);
+                    if (entry.kind() == TreeEntry.Kind.FILE) {
+                        listener.onFileKept();
+                    }
+                }
+
+                @Override
                 public void onFailure(io.rdmaflux.connector.tree.TreeFailure failure) {
                     own.onFailure(failure);
                 }

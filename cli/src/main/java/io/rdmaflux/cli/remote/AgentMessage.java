@@ -122,19 +122,22 @@ public sealed interface AgentMessage {
      * @param bytes      payload bytes moved
      * @param files      files complete (written and verified, at a tree sink), or -1
      * @param fileBytes  their content bytes, or -1
+     * @param keptFiles  how many of them a sync kept as they were (none of their bytes sent), or -1
      * @param totalFiles the files the tree holds, as its source counted them, or -1
      * @param totalBytes their content bytes (to send, in a sync), or -1
      */
-    record Progress(long bytes, long files, long fileBytes, long totalFiles, long totalBytes) implements AgentMessage {
+    record Progress(long bytes, long files, long fileBytes, long keptFiles, long totalFiles, long totalBytes)
+            implements AgentMessage {
 
         /** Bytes only. */
         public Progress(long bytes) {
-            this(bytes, -1, -1, -1, -1);
+            this(bytes, -1, -1, -1, -1, -1);
         }
 
         @Override
         public String toLine() {
             return line("progress", "bytes", bytes, "files", known(files), "file-bytes", known(fileBytes),
+                    "kept-files", known(keptFiles),
                     "total-files", known(totalFiles), "total-bytes", known(totalBytes));
         }
     }
@@ -215,7 +218,8 @@ public sealed interface AgentMessage {
             }
             case "started" -> new Started();
             case "progress" -> new Progress(integer(m, "bytes", 0, Long.MAX_VALUE), optional(m, "files"),
-                    optional(m, "file-bytes"), optional(m, "total-files"), optional(m, "total-bytes"));
+                    optional(m, "file-bytes"), optional(m, "kept-files"), optional(m, "total-files"),
+                    optional(m, "total-bytes"));
             case "done" -> new Done((int) integer(m, "status", 0, 255), m.containsKey("bytes")
                     ? integer(m, "bytes", 0, Long.MAX_VALUE) : 0, text(m, "message", false), texts(m, "failures"),
                     flag(m, "reported-by-peer"));

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * What a running job has moved so far, counted from several threads and read as a
  * {@link AgentMessage.Progress}: payload bytes, the files of a tree complete at this end (and
- * their bytes), and the totals the tree's source counted.
+ * their bytes, and how many of them a sync kept as they were), and the totals the tree's source counted.
  */
 public final class ProgressCount {
 
@@ -14,6 +14,7 @@ public final class ProgressCount {
     // -1 until the job reports any: a stream that is not a tree has no files.
     private final AtomicLong files = new AtomicLong(-1);
     private final AtomicLong fileBytes = new AtomicLong(-1);
+    private final AtomicLong kept = new AtomicLong(-1);
     private final AtomicReference<long[]> totals = new AtomicReference<>(new long[] {-1, -1});
 
     /** {@code n} more payload bytes moved. */
@@ -25,6 +26,12 @@ public final class ProgressCount {
     public void file(long n) {
         files.updateAndGet(f -> Math.max(f, 0) + 1);
         fileBytes.updateAndGet(b -> Math.max(b, 0) + n);
+    }
+
+    /** One file of a tree was current at this end (a sync) and kept: complete, no data sent. */
+    public void kept() {
+        file(0);
+        kept.updateAndGet(k -> Math.max(k, 0) + 1);
     }
 
     /** The tree's totals, as its source counted them (for the coordinator's progress line). */
@@ -39,6 +46,6 @@ public final class ProgressCount {
     /** The counts now. */
     public AgentMessage.Progress now() {
         long[] t = totals.get();
-        return new AgentMessage.Progress(bytes.get(), files.get(), fileBytes.get(), t[0], t[1]);
+        return new AgentMessage.Progress(bytes.get(), files.get(), fileBytes.get(), kept.get(), t[0], t[1]);
     }
 }

@@ -12,10 +12,18 @@ public interface TreeListener {
 
     /**
      * A file, link or directory is done: sent completely (source) or in place at its final name
-     * (sink). {@code bytes} is the file's content length, 0 for an unchanged file (sync) and for
-     * other kinds.
+     * (sink). {@code bytes} is the file's content length, 0 for other kinds (and for an
+     * unchanged file of a sync, which {@link #onKept} reports).
      */
     default void onDone(TreeEntry entry, long bytes) {
+    }
+
+    /**
+     * An entry is done without being sent: the sender found the destination's copy current
+     * (sync) and it was kept. By default {@link #onDone} with 0 bytes, as for any entry done.
+     */
+    default void onKept(TreeEntry entry) {
+        onDone(entry, 0);
     }
 
     /** An entry failed; the rest of the tree goes on. */

@@ -447,7 +447,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         }
         unchanged++;
         linkTargets(e, flags, true);
-        listener.onDone(e, 0);
+        listener.onKept(e);
     }
 
     private void symlink(TreeEntry e, Path target) throws IOException {
