@@ -6,6 +6,9 @@ import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * The tools' exit codes, from sysexits.h so scripts can tell causes apart. docs/user-guide.md
@@ -75,10 +78,10 @@ public final class ExitCode {
     }
 
     /** Every code and its meaning, in order, as picocli's exit-code list shows them (codes right-aligned). */
-    static java.util.Map<String, String> helpList() {
-        java.util.Map<String, String> list = new java.util.LinkedHashMap<>();
+    static Map<String, String> helpList() {
+        Map<String, String> list = new LinkedHashMap<>();
         for (Object[] row : HELP) {
-            list.put(String.format(java.util.Locale.ROOT, "%3d", (Integer) row[0]), (String) row[1]);
+            list.put(String.format(Locale.ROOT, "%3d", (Integer) row[0]), (String) row[1]);
         }
         return list;
     }

@@ -1,11 +1,11 @@
 package io.rdmaflux.cli;
 
-import io.rdmaflux.channel.Transports;
-import io.rdmaflux.cli.remote.RemoteAgent;
-import java.time.Duration;
 import static picocli.CommandLine.Model.UsageMessageSpec.SECTION_KEY_EXIT_CODE_LIST;
 import static picocli.CommandLine.Model.UsageMessageSpec.SECTION_KEY_EXIT_CODE_LIST_HEADING;
 
+import io.rdmaflux.channel.Transports;
+import io.rdmaflux.cli.remote.RemoteAgent;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -130,7 +130,13 @@ public final class Main {
             description = {"rdma-flux: move byte streams between hosts at link speed.",
                 "Tools: rdsend, rdrecv, rdcp, rdpipe (see their --help). Subcommands: doctor, selftest, run, plugins."},
             subcommands = {DoctorCommand.class, SelftestCommand.class, RunCommand.class, PluginsCommand.class,
-                AgentCommand.class, CommandLine.HelpCommand.class})
+                AgentCommand.class, CommandLine.HelpCommand.class},
+            footerHeading = "%nExamples:%n",
+            footer = {
+                "  rdflux doctor                      # can this host use RDMA? what is missing?",
+                "  rdflux run --check pipeline.yaml   # check a pipeline file, start nothing",
+                "  rdflux run pipeline.yaml",
+                "  rdflux plugins                     # sources, stages, sinks and options"})
     static final class RdfluxCommand implements Runnable {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;

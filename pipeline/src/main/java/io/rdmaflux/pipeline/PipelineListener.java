@@ -42,9 +42,9 @@ public interface PipelineListener {
     /**
      * One file of a stream that carries several (a directory tree) is complete at the sink: in
      * place and verified. {@code bytes} is its content length (a file that was already current,
-     * in a sync, is {@link #onFileKept}). Sinks that write such streams call it, so that a progress display can
-     * count files; the totals, when the source counted them, are in the stream's
-     * {@linkplain PipelineMetrics#metadata() metadata}.
+     * in a sync, is {@link #onFileKept} instead). Sinks that write such streams call it, so that
+     * a progress display can count files; the totals, when the source counted them, are in the
+     * stream's {@linkplain PipelineMetrics#metadata() metadata}.
      */
     default void onFile(long bytes) {
     }

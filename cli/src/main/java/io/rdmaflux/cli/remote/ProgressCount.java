@@ -5,8 +5,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What a running job has moved so far, counted from several threads and read as a
- * {@link AgentMessage.Progress}: payload bytes, the files of a tree complete at this end (and
- * their bytes, and how many of them a sync kept as they were), and the totals the tree's source counted.
+ * {@link AgentMessage.Progress}: payload bytes, the files of a tree complete at this end (with
+ * their bytes, and how many of them a sync kept as they were), and the totals the tree's
+ * source counted.
  */
 public final class ProgressCount {
 
