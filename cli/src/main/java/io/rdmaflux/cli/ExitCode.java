@@ -3,6 +3,7 @@ package io.rdmaflux.cli;
 import io.rdmaflux.cli.remote.PartialTransferException;
 import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.connector.ConnectorException;
+import io.rdmaflux.connector.StdoutSink;
 import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
@@ -50,6 +51,8 @@ public final class ExitCode {
     public static final int HANGUP = 129;
     /** Interrupted by the user (Ctrl-C, SIGINT), after cancelling the stream. */
     public static final int INTERRUPTED = 130;
+    /** Standard output's reader stopped reading (| head): ended quietly, as a pipe's writer that SIGPIPE kills. */
+    public static final int PIPE = 141;
     /** Terminated by SIGTERM, after cancelling the stream. */
     public static final int TERMINATED = 143;
 
@@ -71,6 +74,7 @@ public final class ExitCode {
         {BUSY, "the receiver already serves a stream"},
         {HANGUP, "ended by SIGHUP (the terminal went away)"},
         {INTERRUPTED, "interrupted (Ctrl-C, SIGINT)"},
+        {PIPE, "standard output's reader stopped reading (| head): quietly, as cat"},
         {TERMINATED, "terminated (SIGTERM)"},
     };
 
@@ -103,6 +107,9 @@ public final class ExitCode {
     }
 
     private static int ofCause(Throwable t) {
+        if (StdoutSink.readerGone(t)) {
+            return PIPE;
+        }
         if (t instanceof SegmentFailure sf) {
             return sf.status();
         }

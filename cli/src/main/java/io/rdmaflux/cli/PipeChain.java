@@ -7,6 +7,7 @@ import io.rdmaflux.cli.remote.AgentMessage;
 import io.rdmaflux.cli.remote.RemoteAgent;
 import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.cli.remote.RemoteShell;
+import io.rdmaflux.connector.StdoutSink;
 import io.rdmaflux.pipeline.PipelineListener;
 import io.rdmaflux.pipeline.PipelineResult;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
@@ -68,6 +69,8 @@ final class PipeChain {
     private final PluginRegistry plugins;
     private final PipeCommand.Settings settings;
     private final Meter meter;
+    /** rdpipe's own stdout lost its reader (| head): the chain ends quietly ({@link ExitCode#PIPE}). */
+    private volatile boolean stdoutGone;
     private final RemoteAgent[] agents;
     private final String[] keys;
     private final List<Sinks.One<Outcome>> outcomes = new ArrayList<>();
@@ -190,7 +193,10 @@ final class PipeChain {
         Disposable running = Mono.fromCallable(() -> AgentPipelines.fromMap(pipeline(i, downstream), plugins, false).toPipeline())
                 .flatMap(p -> p.listener(listener).run())
                 .subscribe(r -> finish(i, 0, null, bytes(r), false),
-                        e -> finish(i, status(e), Console.message(e), 0, reportedByPeer(e)));
+                        e -> {
+                            stdoutGone |= StdoutSink.readerGone(reactor.core.Exceptions.unwrap(e));
+                            finish(i, status(e), Console.message(e), 0, reportedByPeer(e));
+                        });
         locals.add(running);
         log.debug("started {} here: {}", hop.label(), hop.describe(last ? null : hops.get(i + 1)));
     }
@@ -312,6 +318,7 @@ final class PipeChain {
         Hop hop = hops.get(primary.hop());
         String why = primary.message();
         return Mono.error(new SegmentFailure(primary.status(), hop.label() + " failed"
-                + (hop.isLocal() ? "" : " on " + hop.host()) + ": " + why));
+                + (hop.isLocal() ? "" : " on " + hop.host()) + ": " + why,
+                hop.isLocal() && primary.status() == ExitCode.PIPE && stdoutGone));
     }
 }

@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.connector.StdoutSink;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -65,8 +66,13 @@ final class Runner {
             return ExitCode.ofSignal(signal.getNumber());
         }
         if (e != null) {
+            Throwable cause = reactor.core.Exceptions.unwrap(e);
+            if (StdoutSink.readerGone(cause) || cause instanceof SegmentFailure sf && sf.quiet()) {
+                // Piped into head, which has what it wanted: no error to report, as cat reports none.
+                return ExitCode.PIPE;
+            }
             Console.error(e);
-            return ExitCode.of(reactor.core.Exceptions.unwrap(e));
+            return ExitCode.of(cause);
         }
         return ExitCode.OK;
     }

@@ -158,6 +158,21 @@ class PipeE2ETest {
         assertThat(r.err).contains("segment 2").contains("on h3");
     }
 
+    /** Piped into head, rdpipe ends as cat would: status 141, no message, the chain torn down. */
+    @Test
+    void aReaderThatStopsEarlyEndsTheChainQuietly() throws Exception {
+        String rdpipe = String.join(" ", Tool.launcher("rdpipe"), "-e", ShellWords.quote(sshd.rsh()), "--rdflux-path",
+                ShellWords.quote(ShellWords.quote(remoteTool.toString())), "h1:'cat /dev/zero'", "h2:cat");
+        Tool t = Tool.group(dir, rdpipe + " < /dev/null 2> rdpipe.err | head -c 100000 | wc -c > count;"
+                + " echo ${PIPESTATUS[0]} > status", Map.of("RDFLUX_JAVA_OPTS", marker()));
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(Files.readString(dir.resolve("count")).strip()).isEqualTo("100000");
+        assertThat(Files.readString(dir.resolve("status")).strip()).as(Files.readString(dir.resolve("rdpipe.err")))
+                .isEqualTo("141");
+        assertThat(Files.readString(dir.resolve("rdpipe.err"))).isEmpty();
+        // nothingLeftRunning checks every host's agents and commands.
+    }
+
     @Test
     void ctrlCStopsTheWholeChain() throws Exception {
         Path sink = dir.resolve("sink");

@@ -29,6 +29,29 @@ class SendReceiveE2ETest {
     @TempDir
     Path dir;
 
+    /** Piped into head, rdrecv ends as cat would (141, no message); the sender hears why. */
+    @Test
+    void aReceiverWhoseReaderStopsEarlyEndsQuietlyAndTheSenderIsTold() throws Exception {
+        Tool job = Tool.group(dir, Tool.launcher("rdrecv") + " 0 k 2> recv.err | head -c 1000 > /dev/null;"
+                + " echo ${PIPESTATUS[0]} > recv.status", Map.of());
+        Path err = dir.resolve("recv.err");
+        long deadline = System.nanoTime() + LIMIT.toNanos();
+        java.util.regex.Matcher port = null;
+        while (System.nanoTime() < deadline && (port == null || !port.find())) {
+            Thread.sleep(50);
+            port = java.util.regex.Pattern.compile("listening on [^:]+:(\\d+)")
+                    .matcher(Files.exists(err) ? Files.readString(err) : "");
+        }
+        Path in = Files2.random(dir.resolve("in.bin"), 8L << 20, 41);
+        Tool s = Tool.start(dir, "rdsend", "127.0.0.1", port.group(1), "k", in.toString());
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.IO);
+        assertThat(s.err()).contains("receiver reported: cannot write standard output");
+        assertThat(job.exitCode(LIMIT)).isZero();
+        assertThat(Files.readString(dir.resolve("recv.status")).strip()).as(Files.readString(err)).isEqualTo("141");
+        assertThat(Files.readString(err).lines().toList()).as("rdrecv's stderr").hasSize(1)
+                .allMatch(l -> l.startsWith("rdrecv: listening on"));
+    }
+
     private Tool recv(String... args) {
         return Tool.start(dir, "rdrecv", args);
     }

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 public final class StdoutSink {
 
     private static final FileChannel STDOUT = new FileOutputStream(FileDescriptor.out).getChannel();
+    private static final String NAME = "standard output";
 
     private StdoutSink() {
     }
@@ -32,10 +33,25 @@ public final class StdoutSink {
 
     /** Standard output with these options. */
     public static ChannelSink create(SinkOptions options) {
-        return ChannelSink.of("standard output", () -> STDOUT, false)
+        return ChannelSink.of(NAME, () -> STDOUT, false)
                 .withFlush(System.out::flush)
                 .withSync(syncable())
                 .withOptions(options);
+    }
+
+    /**
+     * Whether {@code failure} is standard output's reader going away (broken pipe), as when
+     * the output is piped into {@code head}: no failure of the data, and a tool ends quietly
+     * then, as {@code cat | head} does.
+     */
+    public static boolean readerGone(Throwable failure) {
+        for (Throwable c = failure; c != null; c = c.getCause()) {
+            if (c instanceof ConnectorException ce && ce.reason() == ConnectorException.Reason.BROKEN_PIPE
+                    && ce.getMessage() != null && ce.getMessage().startsWith("cannot write " + NAME + ":")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether standard output is something fsync applies to (not a pipe, socket or terminal). */
