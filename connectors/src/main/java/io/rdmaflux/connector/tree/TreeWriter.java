@@ -1009,11 +1009,18 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         return (Set<PosixFilePermission>[]) new Set<?>[512];
     }
 
-    /** A full disk ends the stream (every later file would fail the same way), naming the entry it hit. */
+    /**
+     * A full disk ends the stream (every later file would fail the same way), naming the entry
+     * it hit; so does a tree of one file that cannot be written (path "": the copy is that
+     * file, and fails as a whole, as a file sink would, rather than as a partial transfer of ".").
+     */
     private void fatalIfFull(String path, Exception x) {
-        if (x instanceof IOException io && IoErrors.classify(io) == ConnectorException.Reason.NO_SPACE) {
-            throw ConnectorException.sink(ConnectorException.Reason.NO_SPACE, "cannot write "
-                    + (path.isEmpty() ? dest : "'" + path + "' in " + dest) + ": " + phrase(io), io);
+        if (x instanceof IOException io) {
+            ConnectorException.Reason reason = IoErrors.classify(io);
+            if (reason == ConnectorException.Reason.NO_SPACE || path.isEmpty()) {
+                throw ConnectorException.sink(reason, "cannot write "
+                        + (path.isEmpty() ? dest : "'" + path + "' in " + dest) + ": " + phrase(io), io);
+            }
         }
     }
 

@@ -2,11 +2,14 @@ package io.rdmaflux.connector.tree;
 
 import static io.rdmaflux.connector.tree.Trees.T;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.connector.ChannelSource;
+import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.SourceOptions;
+import io.rdmaflux.protocol.ErrorCode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -104,6 +107,17 @@ class TreeFaultsTest {
         assertThat(report.failureLines()).containsExactly(failure);
         assertThat(Trees.listing(dst)).containsOnlyKeys(".", "a-first", "z-last");
         assertThat(Trees.temporaries(dst)).isEmpty();
+    }
+
+    /** The copy is that one file: it fails as a whole, naming the destination, not as a partial transfer of ".". */
+    @Test
+    void aTreeOfOneFileThatCannotBeWrittenFailsAsAWhole() throws IOException {
+        Path src = Files.write(dir.resolve("one.bin"), Trees.bytes(new Random(6), 1000));
+        Path dst = dir.resolve("x".repeat(300));   // ENAMETOOLONG, whoever runs the test
+        assertThatThrownBy(() -> TreeSink.of(dst).writeTree(TreeSource.of(src).open()).block(T))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED))
+                .hasMessageStartingWith("cannot write " + dst + ": ");
+        assertThat(Trees.temporaries(dir)).isEmpty();
     }
 
     @Test
