@@ -54,6 +54,11 @@ public final class Console {
         if (debugMode) {
             Logger.getLogger("reactor").setLevel(level);
         }
+        // An error a cancelled or finished operator can no longer pass on: the stream's outcome
+        // was reported already (a chain torn down reports its cause once). Reactor would log it
+        // as an ERROR line ("Operator called default onErrorDropped"), noise to the user.
+        reactor.core.publisher.Hooks.onErrorDropped(e -> Logger.getLogger("io.rdmaflux.cli")
+                .log(Level.FINE, "after the outcome, dropped: " + e, e));
     }
 
     /** A message for the person at the terminal. */
