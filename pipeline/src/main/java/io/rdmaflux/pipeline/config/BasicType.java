@@ -115,11 +115,13 @@ final class BasicType<T> implements ValueType<T> {
         }
         try {
             Process p = new ProcessBuilder("getent", "passwd", user).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            String line = new String(p.getInputStream().readNBytes(4096), StandardCharsets.UTF_8).strip();
+            // Wait first, then read: a read would block past the timeout on a lookup that hangs
+            // (a network directory), and one passwd line fits the pipe, so waiting cannot block getent.
             if (!p.waitFor(5, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return null;
             }
+            String line = new String(p.getInputStream().readNBytes(4096), StandardCharsets.UTF_8).strip();
             String[] fields = line.split(":", -1);
             return p.exitValue() == 0 && fields.length >= 7 && fields[0].equals(user) && fields[5].startsWith("/")
                     ? fields[5] : null;
