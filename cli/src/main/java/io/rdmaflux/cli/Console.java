@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import java.io.PrintStream;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Formatter;
 import java.util.logging.Level;
@@ -16,6 +17,7 @@ public final class Console {
 
     private static volatile String tool = "rdflux";
     private static volatile boolean debug;
+    private static final AtomicBoolean droppedHooked = new AtomicBoolean();
     private static final PrintStream err = System.err;
 
     private Console() {
@@ -57,8 +59,11 @@ public final class Console {
         // An error a cancelled or finished operator can no longer pass on: the stream's outcome
         // was reported already (a chain torn down reports its cause once). Reactor would log it
         // as an ERROR line ("Operator called default onErrorDropped"), noise to the user.
-        reactor.core.publisher.Hooks.onErrorDropped(e -> Logger.getLogger("io.rdmaflux.cli")
-                .log(Level.FINE, "after the outcome, dropped: " + e, e));
+        // Reactor's hooks add up, and configure runs again (the agent, once it has its job): once.
+        if (droppedHooked.compareAndSet(false, true)) {
+            reactor.core.publisher.Hooks.onErrorDropped(e -> Logger.getLogger("io.rdmaflux.cli")
+                    .log(Level.FINE, "after the outcome, dropped: " + e, e));
+        }
     }
 
     /** A message for the person at the terminal. */
