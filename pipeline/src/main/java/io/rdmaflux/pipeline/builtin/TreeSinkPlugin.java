@@ -1,5 +1,8 @@
 package io.rdmaflux.pipeline.builtin;
 
+import io.rdmaflux.connector.ConnectorException;
+import io.rdmaflux.connector.ConnectorException.Reason;
+import io.rdmaflux.connector.IoErrors;
 import io.rdmaflux.connector.tree.TreeSink;
 import io.rdmaflux.connector.tree.TreeSinkOptions;
 import io.rdmaflux.pipeline.PipelineSink;
@@ -9,9 +12,6 @@ import io.rdmaflux.pipeline.config.OptionValues;
 import io.rdmaflux.pipeline.config.ValueType;
 import io.rdmaflux.pipeline.plugin.PluginContext;
 import io.rdmaflux.pipeline.plugin.SinkPlugin;
-import io.rdmaflux.connector.ConnectorException;
-import io.rdmaflux.connector.ConnectorException.Reason;
-import io.rdmaflux.connector.IoErrors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
