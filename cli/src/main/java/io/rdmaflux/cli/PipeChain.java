@@ -52,9 +52,11 @@ final class PipeChain {
 
     /**
      * How a hop ended; {@code reportedByPeer}: its failure is one a channel peer reported
-     * ({@link ProtocolException#reportedByPeer()}), so its cause lies in a neighbour.
+     * ({@link ProtocolException#reportedByPeer()}), so its cause lies in a neighbour;
+     * {@code stdoutGone}: the hop is rdpipe's own stdout and its reader went away (| head).
      */
-    private record Outcome(int hop, int status, String message, long bytes, boolean cancelled, boolean reportedByPeer) {
+    private record Outcome(int hop, int status, String message, long bytes, boolean cancelled, boolean reportedByPeer,
+                           boolean stdoutGone) {
         boolean failed() {
             return status != 0;
         }
@@ -69,8 +71,6 @@ final class PipeChain {
     private final PluginRegistry plugins;
     private final PipeCommand.Settings settings;
     private final Meter meter;
-    /** rdpipe's own stdout lost its reader (| head): the chain ends quietly ({@link ExitCode#PIPE}). */
-    private volatile boolean stdoutGone;
     private final RemoteAgent[] agents;
     private final String[] keys;
     private final List<Sinks.One<Outcome>> outcomes = new ArrayList<>();
@@ -131,8 +131,8 @@ final class PipeChain {
                 AgentMessage.Job job = new AgentMessage.Job(pipeline(i, null), settings.progressInterval(),
                         settings.verbose(), settings.debug());
                 agent.submit(job).subscribe(x -> { }, e -> log.debug("job for {} not sent: {}", hop.label(), e.toString()));
-                agent.done().subscribe(d -> finish(index, 0, null, d.bytes(), false),
-                        e -> finish(index, status(e), Console.message(e), agent.bytes(), reportedByPeer(e)));
+                agent.done().subscribe(d -> finish(index, 0, null, d.bytes(), false, false),
+                        e -> finish(index, status(e), Console.message(e), agent.bytes(), reportedByPeer(e), false));
                 if (hop.output() == Output.SEND) {
                     endpoints.get(i + 1).flatMap(ep -> agent.connect(ep.host(), ep.port()))
                             .subscribe(x -> { }, e -> log.debug("no connect for {}: {}", hop.label(), e.toString()));
@@ -192,11 +192,11 @@ final class PipeChain {
         };
         Disposable running = Mono.fromCallable(() -> AgentPipelines.fromMap(pipeline(i, downstream), plugins, false).toPipeline())
                 .flatMap(p -> p.listener(listener).run())
-                .subscribe(r -> finish(i, 0, null, bytes(r), false),
-                        e -> {
-                            stdoutGone |= StdoutSink.readerGone(reactor.core.Exceptions.unwrap(e));
-                            finish(i, status(e), Console.message(e), 0, reportedByPeer(e));
-                        });
+                // Each hop's outcome says itself whether stdout's reader went: hops end on
+                // different threads, and a flag they shared lost that news to a race.
+                .subscribe(r -> finish(i, 0, null, bytes(r), false, false),
+                        e -> finish(i, status(e), Console.message(e), 0, reportedByPeer(e),
+                                StdoutSink.readerGone(reactor.core.Exceptions.unwrap(e))));
         locals.add(running);
         log.debug("started {} here: {}", hop.label(), hop.describe(last ? null : hops.get(i + 1)));
     }
@@ -229,14 +229,14 @@ final class PipeChain {
         return out;
     }
 
-    private void finish(int i, int status, String message, long bytes, boolean reportedByPeer) {
+    private void finish(int i, int status, String message, long bytes, boolean reportedByPeer, boolean stdoutGone) {
         Hop hop = hops.get(i);
         if (message != null && !hop.isLocal() && message.startsWith(hop.host() + ": ")) {
             // An agent's failures name their host; the verdict names it once.
             message = message.substring(hop.host().toString().length() + 2);
         }
         outcomes.get(i).tryEmitValue(new Outcome(i, status, message, bytes, tornDown.get() && status != 0,
-                reportedByPeer));
+                reportedByPeer, stdoutGone));
     }
 
     /** The exit status a hop's failure stands for: a command's own status, else the tools' table. */
@@ -272,7 +272,7 @@ final class PipeChain {
         locals.dispose();
         for (int i = 0; i < hops.size(); i++) {
             if (hops.get(i).isLocal()) {
-                outcomes.get(i).tryEmitValue(new Outcome(i, ExitCode.TEMP_FAIL, "cancelled", 0, true, false));
+                outcomes.get(i).tryEmitValue(new Outcome(i, ExitCode.TEMP_FAIL, "cancelled", 0, true, false, false));
             }
         }
     }
@@ -319,6 +319,6 @@ final class PipeChain {
         String why = primary.message();
         return Mono.error(new SegmentFailure(primary.status(), hop.label() + " failed"
                 + (hop.isLocal() ? "" : " on " + hop.host()) + ": " + why,
-                hop.isLocal() && primary.status() == ExitCode.PIPE && stdoutGone));
+                primary.stdoutGone() && primary.status() == ExitCode.PIPE));
     }
 }

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -158,19 +159,23 @@ class PipeE2ETest {
         assertThat(r.err).contains("segment 2").contains("on h3");
     }
 
-    /** Piped into head, rdpipe ends as cat would: status 141, the chain torn down, no agent noise. */
-    @Test
+    /**
+     * Piped into head, rdpipe ends as cat would: status 141, the chain torn down, not a word.
+     * Its stdin endless too, so that the hop from stdin fails as well, on another thread than
+     * the hop to stdout: a flag the two shared once lost the news of the reader's going, and
+     * the line came back about one run in six. Hence repeated.
+     */
+    @RepeatedTest(6)
     void aReaderThatStopsEarlyEndsTheChainQuietly() throws Exception {
         String rdpipe = String.join(" ", Tool.launcher("rdpipe"), "-e", ShellWords.quote(sshd.rsh()), "--rdflux-path",
-                ShellWords.quote(ShellWords.quote(remoteTool.toString())), "h1:'cat /dev/zero'", "h2:cat");
-        Tool t = Tool.group(dir, rdpipe + " < /dev/null 2> rdpipe.err | head -c 100000 | wc -c > count;"
+                ShellWords.quote(ShellWords.quote(remoteTool.toString())), "h1:'cat /dev/zero'");
+        Tool t = Tool.group(dir, rdpipe + " < /dev/zero 2> rdpipe.err | head -c 100000 | wc -c > count;"
                 + " echo ${PIPESTATUS[0]} > status", Map.of("RDFLUX_JAVA_OPTS", marker()));
         assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
         assertThat(Files.readString(dir.resolve("count")).strip()).isEqualTo("100000");
         assertThat(Files.readString(dir.resolve("status")).strip()).as(Files.readString(dir.resolve("rdpipe.err")))
                 .isEqualTo("141");
-        // Quiet as a rule; about one run in ten still names the broken pipe (noted, not understood yet).
-        assertThat(Files.readString(dir.resolve("rdpipe.err")).lines()).allMatch(l -> l.contains("(broken pipe)"));
+        assertThat(Files.readString(dir.resolve("rdpipe.err"))).isEmpty();
         // nothingLeftRunning checks every host's agents and commands.
     }
 
