@@ -42,7 +42,7 @@ class CommandE2ETest {
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
         assertThat(tree(dst)).isEqualTo(tree(dir.resolve("src"))).hasSize(6);
-        assertThat(r.err()).contains("into tar x -C " + dst, "codecs: zstd");
+        assertThat(r.err()).contains("into tar x -C " + dst, "receiving through codecs: zstd");
         assertThat(s.err()).contains("sent ");
         assertThat(src).isDirectory();
     }

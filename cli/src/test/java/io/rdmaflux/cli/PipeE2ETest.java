@@ -133,6 +133,11 @@ class PipeE2ETest {
         assertThat(r.code).as(r.err).isZero();
         assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
         assertThat(r.err).contains("Bandwidth");
+        // h3's agent receives and sends: it says each way's codecs once, and its cipher once.
+        for (String line : List.of("receiving through codecs: zstd:1;level=3", "sending through codecs: zstd:1;level=3",
+                "AES-256-GCM: ")) {
+            assertThat(r.err.lines().filter(l -> l.contains("h3: rdflux agent: " + line))).as(r.err).hasSize(1);
+        }
     }
 
     @Test

@@ -109,9 +109,9 @@ class RunE2ETest {
         assertThat(s.exitCode(LIMIT)).as("sender: %s", s.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("receiver: %s", r.err()).isZero();
         assertThat(Files2.sha256(out)).isEqualTo(Files2.sha256(in));
-        assertThat(s.err()).contains("codecs: zstd:1;level=3;block=1048538,aes-256-gcm:1", "stage zstd:1;level=3: 24.00 MiB in, ",
+        assertThat(s.err()).contains("sending through codecs: zstd:1;level=3;block=1048538,aes-256-gcm:1", "stage zstd:1;level=3: 24.00 MiB in, ",
                 "stage aes-256-gcm:1: ", "sink send to 127.0.0.1:" + port + ": ", "Bandwidth ");
-        assertThat(r.err()).contains("listening on 127.0.0.1:" + port, "codecs: zstd:1;level=3;block=1048538,aes-256-gcm:1",
+        assertThat(r.err()).contains("listening on 127.0.0.1:" + port, "receiving through codecs: zstd:1;level=3;block=1048538,aes-256-gcm:1",
                 "sink " + out.getFileName() + ": 24.00 MiB in", "Bandwidth ");
         assertThat(s.peakRssMiB()).as("sender peak RSS (MiB)").isLessThan(300);
         assertThat(r.peakRssMiB()).as("receiver peak RSS (MiB)").isLessThan(300);

@@ -4,6 +4,7 @@ import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -14,19 +15,27 @@ import reactor.util.Loggers;
 final class ChannelCodecs {
 
     private static final Logger log = Loggers.getLogger(ChannelCodecs.class);
+    private static final AtomicBoolean providerSaid = new AtomicBoolean();
 
     private ChannelCodecs() {
     }
 
-    static void prepare(CodecChain chain) {
+    /**
+     * @param sending whether the chain encodes (a send sink) or decodes (a receive source):
+     *     a process with both (an rdpipe hop) says which is which
+     */
+    static void prepare(CodecChain chain, boolean sending) {
         if (chain.isEmpty()) {
             return;
         }
-        log.info("codecs: {}", chain.format());
+        log.info("{} through codecs: {}", sending ? "sending" : "receiving", chain.format());
         if (chain.contains(AesGcmStage.NAME)) {
             AesGcmStage.warmUp();
-            // describe(), not provider(): the receiving end runs this on the transport's event loop.
-            AesGcmStage.describe().subscribe(log::info, e -> log.info("AES-256-GCM: " + e.getMessage()));
+            // The provider is the process's, whichever way the data goes: said once.
+            if (providerSaid.compareAndSet(false, true)) {
+                // describe(), not provider(): the receiving end runs this on the transport's event loop.
+                AesGcmStage.describe().subscribe(log::info, e -> log.info("AES-256-GCM: " + e.getMessage()));
+            }
         }
     }
 

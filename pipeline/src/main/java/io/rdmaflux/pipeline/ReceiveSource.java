@@ -121,7 +121,7 @@ public final class ReceiveSource implements PipelineSource {
                                     + "and this receiver requires encryption (rdsend --encrypt, or an aes-256-gcm stage)");
                         }
                         used.set(chain);
-                        ChannelCodecs.prepare(chain);
+                        ChannelCodecs.prepare(chain, false);
                         AtomicLong wire = new AtomicLong();
                         Flux<Chunk> data = in.receiveChunks().doOnNext(c -> wire.addAndGet(c.remaining()));
                         if (!chain.isEmpty()) {

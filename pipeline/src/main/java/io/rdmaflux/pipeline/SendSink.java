@@ -74,7 +74,7 @@ public final class SendSink implements PipelineSink {
     @Override
     public Mono<SinkResult> write(Upstream upstream) {
         return address.flatMap(to -> {
-            ChannelCodecs.prepare(upstream.chain());
+            ChannelCodecs.prepare(upstream.chain(), true);
             AtomicLong sent = new AtomicLong();
             String target = to.getHostString() + ":" + to.getPort();
             return FluxSender.create().host(to.getHostString()).port(to.getPort()).key(key).transport(transport)
