@@ -76,6 +76,18 @@ public final class Console {
         err.println(tool + ": warning: " + message);
     }
 
+    /**
+     * Names each part of a partial transfer that did not arrive, one line each ({@code "path:
+     * reason"}, from the peer maybe, so sanitized), and returns the failure that sums them up.
+     */
+    static io.rdmaflux.cli.remote.PartialTransferException notCopied(java.util.List<String> lines) {
+        for (String line : lines) {
+            info("not copied: " + io.rdmaflux.protocol.RemoteText.sanitize(line));
+        }
+        // Each is named: the last line sums up instead of repeating the first.
+        return new io.rdmaflux.cli.remote.PartialTransferException(lines).named();
+    }
+
     /** One line for a failure, and the stack trace only under {@code --debug}. */
     public static void error(Throwable t) {
         err.println(tool + ": " + message(t));

@@ -59,7 +59,7 @@ public final class ExitCode {
     /** One line for each code, for every tool's --help: all tools share the table. */
     private static final Object[][] HELP = {
         {OK, "success"},
-        {PARTIAL, "partial transfer (rdcp): the files named on stderr did not arrive"},
+        {PARTIAL, "partial transfer (rdcp, a tree sink): the files named on stderr did not arrive"},
         {USAGE, "bad arguments or options"},
         {DATA, "corrupt or tampered data"},
         {NO_INPUT, "input missing or unreadable, or changed while it was read"},

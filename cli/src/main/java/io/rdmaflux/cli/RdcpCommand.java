@@ -417,11 +417,7 @@ final class RdcpCommand implements Callable<Integer> {
             if (partial(first)) {
                 List<String> lines = first instanceof RemoteException r ? r.failures()
                         : ((PartialTransferException) first).failures();
-                for (String line : lines) {
-                    Console.info("not copied: " + io.rdmaflux.protocol.RemoteText.sanitize(line));
-                }
-                // Each is named: the last line sums up instead of repeating the first.
-                return Mono.error(new PartialTransferException(lines).named());
+                return Mono.error(Console.notCopied(lines));
             }
             return Mono.error(inRdcpTerms(first));
         }

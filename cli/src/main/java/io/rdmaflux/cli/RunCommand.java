@@ -94,6 +94,8 @@ final class RunCommand implements Callable<Integer> {
         // Making the plugins may find a missing input: that fails the run with its own exit code.
         Mono<PipelineResult> work = Mono.fromCallable(config::toPipeline)
                 .flatMap(p -> p.listener(listener).run())
+                // A tree that arrived but for some files: each named, then rdcp's exit 23.
+                .flatMap(r -> r.sink().complete() ? Mono.just(r) : Mono.error(Console.notCopied(r.sink().failures())))
                 .doOnNext(result::set);
         int code = Runner.run(work);
         meter.stop();

@@ -193,6 +193,25 @@ class RunE2ETest {
         assertThat(t.err()).contains("no-such.bin").hasLineCount(1);
     }
 
+    /** A tree copied but for a file: the file named, nothing deleted, exit 23, as rdcp (it was 0 and silent). */
+    @Test
+    void aTreeThatArrivedButForAFileNamesItAndExits23() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files.writeString(src.resolve("a.txt"), "a\n");
+        // A name that is not UTF-8 cannot be read by the source: that file fails, the rest goes.
+        assertThat(new ProcessBuilder("sh", "-c", "touch \"$(printf 'src/bad\\377name')\"").directory(dir.toFile())
+                .start().waitFor()).isZero();
+        Path dst = Files.createDirectories(dir.resolve("dst"));
+        Files.writeString(dst.resolve("extra.txt"), "not in the source\n");
+        yaml("t.yaml", "source: {type: tree, path: src}\nsink: {type: tree, path: dst, delete: true}\n");
+        Tool t = rdflux(Map.of(), "run", "t.yaml");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.PARTIAL);
+        assertThat(t.err()).contains("not copied: bad", "partial transfer: what is named above did not arrive",
+                "nothing deleted in ");
+        assertThat(dst.resolve("a.txt")).hasContent("a");
+        assertThat(dst.resolve("extra.txt")).exists();
+    }
+
     @Test
     void pluginsListsEveryBuiltInWithItsOptions() throws IOException {
         Tool t = rdflux(Map.of(), "plugins");

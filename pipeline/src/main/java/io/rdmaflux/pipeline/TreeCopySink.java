@@ -14,8 +14,8 @@ import reactor.util.Loggers;
  * A {@link TreeSink} as the end of a pipeline: as {@link PipelineSink#of} makes it, and besides
  * it tells the pipeline's listener each file that is in place ({@link PipelineListener#onFile}),
  * for a progress line that counts files. The files that failed are the result's
- * {@link SinkResult#failures()}; what was skipped (a special file the source left out) is
- * logged as a warning, which the tools print.
+ * {@link SinkResult#failures()}; what was skipped (a special file the source left out), and a
+ * deletion not done because of failures, is logged as a warning, which the tools print.
  */
 public final class TreeCopySink implements PipelineSink {
 
@@ -65,7 +65,16 @@ public final class TreeCopySink implements PipelineSink {
                 }
             };
             return sink.withOptions(sink.options().withListener(files))
-                    .write(upstream.data(CodecContext.keyless()), upstream.metadata());
+                    .writeTree(upstream.data(CodecContext.keyless()))
+                    .map(r -> {
+                        if (r.deletionSkipped()) {
+                            // As rclone: a failure may hide a file the source has, so nothing goes.
+                            log.warn("nothing deleted in {}: {} entr{} did not arrive, and deletion runs only after "
+                                    + "a copy without failures", r.location(), r.failureCount(),
+                                    r.failureCount() == 1 ? "y" : "ies");
+                        }
+                        return r.asSinkResult();
+                    });
         });
     }
 

@@ -1,5 +1,6 @@
 package io.rdmaflux.connector.tree;
 
+import io.rdmaflux.connector.SinkResult;
 import java.util.List;
 
 /**
@@ -32,6 +33,11 @@ public record TreeReport(String location, long files, long directories, long sym
     /** Whether every entry arrived: rdcp exits 0 only then (23, "partial transfer", otherwise). */
     public boolean complete() {
         return failureCount == 0;
+    }
+
+    /** As a sink's result: the bytes, the location, and the failures as its lines. */
+    public SinkResult asSinkResult() {
+        return new SinkResult(bytes, location, failureLines());
     }
 
     /** The failures as {@code "path: reason"} lines, with a last line counting those not listed. */

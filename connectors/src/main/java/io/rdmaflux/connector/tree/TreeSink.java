@@ -118,7 +118,7 @@ public final class TreeSink implements Sink {
     /** {@link #writeTree}, its failures as {@link SinkResult#failures()} lines. */
     @Override
     public Mono<SinkResult> write(Publisher<Chunk> data, StreamMetadata metadata) {
-        return writeTree(data).map(r -> new SinkResult(r.bytes(), r.location(), r.failureLines()));
+        return writeTree(data).map(TreeReport::asSinkResult);
     }
 
     @Override
