@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
 final class Plugins {
 
     @Option(names = "--plugins", paramLabel = "DIR",
-            description = "Load source, sink and stage plugins from the jars in DIR. Default: $RDFLUX_PLUGINS, "
+            description = "Load source, filter, stage and sink plugins from the jars in DIR. Default: $RDFLUX_PLUGINS, "
                 + "else ~/.config/rdflux/plugins (when it exists).")
     Path directory;
 
