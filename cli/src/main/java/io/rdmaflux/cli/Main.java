@@ -136,7 +136,7 @@ public final class Main {
                 "  rdflux doctor                      # can this host use RDMA? what is missing?",
                 "  rdflux run --check pipeline.yaml   # check a pipeline file, start nothing",
                 "  rdflux run pipeline.yaml",
-                "  rdflux plugins                     # sources, stages, sinks and options"})
+                "  rdflux plugins                     # sources, filters, stages, sinks"})
     static final class RdfluxCommand implements Runnable {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;

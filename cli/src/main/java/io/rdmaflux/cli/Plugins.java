@@ -11,24 +11,25 @@ import picocli.CommandLine.Option;
 final class Plugins {
 
     @Option(names = "--plugins", paramLabel = "DIR",
-            description = "Load source, sink and stage plugins from the jars in DIR. Default: $RDFLUX_PLUGINS, "
+            description = "Load source, filter, stage and sink plugins from the jars in DIR. Default: $RDFLUX_PLUGINS, "
                 + "else ~/.config/rdflux/plugins (when it exists).")
     Path directory;
 
     /**
      * The plugins: built in, on the class path, and in the directory.
      *
-     * @throws UsageException   when --plugins names a directory that does not exist
+     * @throws UsageException   when --plugins or $RDFLUX_PLUGINS names a directory that does not exist
      * @throws ConfigException  when a plugin jar cannot be loaded
      */
     PluginRegistry registry() {
-        if (directory != null) {
-            if (!Files.isDirectory(directory)) {
-                throw new UsageException("plugin directory " + directory + " does not exist");
-            }
-            return PluginRegistry.load(directory);
+        String env = System.getenv(PluginRegistry.ENV);
+        Path dir = directory != null ? directory : PluginRegistry.defaultDirectory(System.getenv());
+        // Only the default may be missing: a directory the user named and mistyped is an error.
+        if ((directory != null || env != null && !env.isEmpty()) && !Files.isDirectory(dir)) {
+            String from = directory == null ? " ($" + PluginRegistry.ENV + ")" : "";
+            throw new UsageException("plugin directory " + dir + from + " does not exist");
         }
-        return PluginRegistry.load(PluginRegistry.defaultDirectory(System.getenv()));
+        return PluginRegistry.load(dir);
     }
 
     /** Prints each configuration error as its own line (file:line: key: message) and gives the exit code. */

@@ -8,10 +8,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code rdflux plugins}: every source, sink and stage, with its options. */
+/** {@code rdflux plugins}: every source, filter, stage and sink, with its options. */
 @Command(name = "plugins", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         usageHelpAutoWidth = true,
-        description = "List every source, stage and sink a pipeline file can use, with its options: type, "
+        description = "List every source, filter, stage and sink a pipeline file can use, with its options: type, "
             + "default (or 'required') and what it does. Plugins from a plugin directory say which jar they come from.")
 final class PluginsCommand implements Callable<Integer> {
 

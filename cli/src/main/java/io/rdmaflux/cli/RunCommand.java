@@ -60,7 +60,8 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "Show stack traces and library logs with errors.")
     boolean debug;
 
-    @Option(names = "--check", description = "Only check the file (and the plugins): exit 0 if it is valid, 78 if not.")
+    @Option(names = "--check", description = "Only check the file (and the plugins): exit 0 if it is valid, 78 if "
+        + "not, 66 if it cannot be read, 64 if the plugin directory does not exist.")
     boolean check;
 
     @Override

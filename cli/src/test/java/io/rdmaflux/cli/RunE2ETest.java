@@ -262,6 +262,11 @@ class RunE2ETest {
         Tool noDir = rdflux(Map.of(), "run", "--plugins", dir.resolve("nowhere").toString(), "send.yaml");
         assertThat(noDir.exitCode(LIMIT)).isEqualTo(ExitCode.USAGE);
         assertThat(noDir.err()).startsWith("rdflux: plugin directory " + dir.resolve("nowhere") + " does not exist\n");
+        // The same directory from the environment: mistyped, it is not quietly taken for an empty one.
+        Tool noEnvDir = rdflux(Map.of("RDFLUX_PLUGINS", dir.resolve("nowhere").toString()), "run", "send.yaml");
+        assertThat(noEnvDir.exitCode(LIMIT)).as(noEnvDir.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(noEnvDir.err()).startsWith("rdflux: plugin directory " + dir.resolve("nowhere")
+                + " ($RDFLUX_PLUGINS) does not exist\n");
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.rdmaflux.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.rdmaflux.cli.remote.ShellWords;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -308,6 +309,27 @@ class SendReceiveE2ETest {
         String out = new String(d.process.getInputStream().readAllBytes());
         assertThat(d.exitCode(LIMIT)).isZero();
         assertThat(out).contains("tcp").contains("rdma").contains("memlock");
+    }
+
+    /**
+     * The launchers find the jar from their own real location: a copy out of bin/ cannot, and
+     * says how to fix that; a link, or a copy given RDFLUX_JAR, runs.
+     */
+    @Test
+    void aLauncherCopiedOutOfBinSaysHowToFindTheJar() throws IOException {
+        String bin = ShellWords.quote(Tool.HOME.resolve("bin").toString());
+        String jar = ShellWords.quote(Tool.HOME.resolve("cli/target/rdma-flux.jar").toString());
+        Tool job = Tool.group(dir, "mkdir copied linked && cp " + bin + "/rdsend " + bin + "/rdflux-launch copied/"
+                + " && ln -s " + bin + "/rdsend linked/ || exit 99;"
+                + " copied/rdsend --help > /dev/null 2> copied.err; echo $? > copied.status;"
+                + " RDFLUX_JAR=" + jar + " copied/rdsend --help > /dev/null; echo $? > with-jar.status;"
+                + " linked/rdsend --help > /dev/null; echo $? > linked.status", Map.of());
+        assertThat(job.exitCode(LIMIT)).as(job.err()).isZero();
+        assertThat(Files.readString(dir.resolve("copied.status")).strip()).isEqualTo(Integer.toString(ExitCode.SOFTWARE));
+        assertThat(Files.readString(dir.resolve("copied.err"))).hasLineCount(1)
+                .contains("rdsend: cannot find the jar at ").contains("link it instead or set RDFLUX_JAR");
+        assertThat(Files.readString(dir.resolve("with-jar.status")).strip()).as(job.err()).isEqualTo("0");
+        assertThat(Files.readString(dir.resolve("linked.status")).strip()).as(job.err()).isEqualTo("0");
     }
 
     @Test
