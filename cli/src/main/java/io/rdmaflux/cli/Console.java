@@ -39,7 +39,10 @@ public final class Console {
             @Override
             public String format(LogRecord r) {
                 String msg = formatMessage(r);
-                StringBuilder b = new StringBuilder(tool).append(": ").append(msg).append(System.lineSeparator());
+                // As Console.warn's own lines: a warning says it is one.
+                String kind = r.getLevel() == Level.WARNING ? "warning: " : "";
+                StringBuilder b = new StringBuilder(tool).append(": ").append(kind).append(msg)
+                        .append(System.lineSeparator());
                 if (debug && r.getThrown() != null) {
                     java.io.StringWriter w = new java.io.StringWriter();
                     r.getThrown().printStackTrace(new java.io.PrintWriter(w));

@@ -6,6 +6,7 @@ import io.rdmaflux.pipeline.StepMetrics;
 import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.pipeline.plugin.PipelineConfig;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
+import io.rdmaflux.transport.SocketAddresses;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.NoSuchFileException;
@@ -89,7 +90,7 @@ final class RunCommand implements Callable<Integer> {
         PipelineListener listener = new MeterListener(meter, progress) {
             @Override
             public void onListening(InetSocketAddress address) {
-                Console.info("listening on " + address.getHostString() + ":" + address.getPort());
+                Console.info("listening on " + SocketAddresses.format(address));
             }
         };
         // Making the plugins may find a missing input: that fails the run with its own exit code.

@@ -50,7 +50,9 @@ class RunE2ETest {
     }
 
     private Path key() throws IOException {
-        return Files.writeString(dir.resolve("key"), "e2e secret\n");
+        Path k = Files.writeString(dir.resolve("key"), "e2e secret\n");
+        Files.setPosixFilePermissions(k, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        return k;
     }
 
     /** The port a receiving pipeline printed, read from its stderr as a script would. */
@@ -147,6 +149,12 @@ class RunE2ETest {
         Tool t = rdflux(Map.of(), "run", "--check", "p.yaml");
         assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
         assertThat(t.err()).isEqualTo("rdflux: p.yaml: valid (stdin -> zstd -> send)\n");
+        // A key file others can read: a warning, as rdrecv gives.
+        Files.setPosixFilePermissions(k, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Tool open = rdflux(Map.of(), "run", "--check", "p.yaml");
+        assertThat(open.exitCode(LIMIT)).as(open.err()).isZero();
+        assertThat(open.err()).isEqualTo("rdflux: warning: key file " + k + " can be read by other users (rw-r--r--): "
+                + "restrict it with chmod 600 " + k + "\nrdflux: p.yaml: valid (stdin -> zstd -> send)\n");
     }
 
     @Test

@@ -189,7 +189,8 @@ final class TreeFormat {
         return slash < 0 ? "" : path.substring(0, slash);
     }
 
+    /** A stream that breaks the format's rules: bad data, as a codec's (exit 65), not a bug. */
     static ProtocolException malformed(String message) {
-        return new ProtocolException(ErrorCode.PROTOCOL, "refused tree stream: " + message);
+        return new ProtocolException(ErrorCode.CODEC, "refused tree stream: " + message);
     }
 }

@@ -27,6 +27,7 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -206,9 +207,30 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 files++;
             }
         }
+        removeEmptyCreatedDirectories();
         String kept = files + hardLinks + symlinks > 0
                 ? "; the " + (files + hardLinks + symlinks) + " files and links completed before it are in place" : "";
         return (removed > 0 ? "partial files removed" : "no partial file left") + kept;
+    }
+
+    /**
+     * After a failed stream: the directories this copy created and left empty go, deepest first
+     * (the destination itself too, if it made it), so that a refused or cut stream leaves no
+     * empty tree behind; a directory that holds anything stays.
+     */
+    private void removeEmptyCreatedDirectories() {
+        List<String> made = new ArrayList<>(createdDirectories);
+        made.sort(Comparator.comparingInt(String::length).reversed());
+        for (String path : made) {
+            Path dir = resolve(path);
+            try {
+                if (Files.isDirectory(dir, NOFOLLOW)) {
+                    Files.delete(dir);
+                }
+            } catch (IOException | RuntimeException x) {
+                // Not empty, or gone: either way not ours to remove.
+            }
+        }
     }
 
     @Override

@@ -180,17 +180,30 @@ class HostileTreeStreamTest {
         refused(c.bytes(), reason);
     }
 
+    private static boolean empty(Path d) {
+        try (var list = Files.list(d)) {
+            return list.findAny().isEmpty();
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /** The stream, cut into 3-byte pieces, is refused with {@code reason}; nothing escaped. */
     private void refused(byte[] stream, String reason) {
         assertThatThrownBy(() -> TreeSink.of(dest).writeTree(Trees.chunks(stream, 3)).block(T))
                 .isInstanceOfSatisfying(ProtocolException.class,
-                        e -> assertThat(e.code()).isEqualTo(ErrorCode.PROTOCOL))
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
                 .hasMessageStartingWith("refused tree stream: ")
                 .hasMessageContaining(reason);
         try {
             assertThat(outside).isEmptyDirectory();
             if (Files.exists(dest)) {
                 assertThat(Trees.temporaries(dest)).isEmpty();
+                // Nor an empty directory of the copy's making: a refused stream leaves no bare tree.
+                try (var walk = Files.walk(dest)) {
+                    assertThat(walk.filter(p -> Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS))
+                            .filter(HostileTreeStreamTest::empty)).isEmpty();
+                }
             }
         } catch (IOException e) {
             throw new AssertionError(e);

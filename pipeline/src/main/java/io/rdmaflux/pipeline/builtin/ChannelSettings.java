@@ -13,9 +13,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /** The options both channel ends share: the key, the transport, frames and liveness. */
 final class ChannelSettings {
+
+    private static final Logger log = Loggers.getLogger(ChannelSettings.class);
 
     static final OptionSpec<Path> KEY_FILE = optional("key-file", ValueType.path(), null,
             "Read the shared key from this file (a trailing newline is ignored); make it readable by you only.");
@@ -44,9 +48,17 @@ final class ChannelSettings {
         return List.of(KEY_FILE, KEY_ENV, KEY, TRANSPORT, FRAME_SIZE, SLOTS, IDLE_TIMEOUT);
     }
 
-    /** Refuses conflicting or unusable key options, and an idle timeout too short to mean anything. */
+    /**
+     * Refuses conflicting or unusable key options, and an idle timeout too short to mean anything;
+     * warns of a key file that others can read (validation runs once per file, so once).
+     */
     static void validate(OptionValues v) {
         key(v);
+        if (v.isSet(KEY_FILE)) {
+            Path file = v.get(KEY_FILE);
+            SharedKey.readableByOthers(file).ifPresent(p -> log.warn("key file {} can be read by other users ({}): "
+                    + "restrict it with chmod 600 {}", file, p, file));
+        }
         if (v.get(IDLE_TIMEOUT).compareTo(Duration.ofSeconds(1)) < 0) {
             throw OptionValues.invalid(IDLE_TIMEOUT, "must be at least 1s");
         }

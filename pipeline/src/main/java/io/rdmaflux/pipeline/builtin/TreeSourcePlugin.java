@@ -14,6 +14,7 @@ import io.rdmaflux.pipeline.plugin.PluginContext;
 import io.rdmaflux.pipeline.plugin.SourcePlugin;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /** Source {@code tree}: a directory tree (or several) as one stream, optionally synced against the destination. */
@@ -50,6 +51,9 @@ public final class TreeSourcePlugin implements SourcePlugin {
             "With sync: the port the listing arrives on; 0 picks one, reported as the pipeline's listening address.");
     static final OptionSpec<String> BIND = OptionSpec.optional("bind", ValueType.string(), "0.0.0.0",
             "With sync: the local address the listing's receiver listens on.");
+    static final OptionSpec<Duration> LISTING_TIMEOUT = OptionSpec.optional("listing-timeout",
+            ValueType.duration(), Duration.ZERO,
+            "With sync: give up when no listing arrives within this time (0: wait as long as it takes).");
 
     @Override
     public String name() {
@@ -64,7 +68,7 @@ public final class TreeSourcePlugin implements SourcePlugin {
     @Override
     public List<OptionSpec<?>> options() {
         return List.of(PATH, PATHS, DIRECTORY, RECURSIVE, FOLLOW_LINKS, HARD_LINKS, SPARSE, PARALLEL_FILES, LARGE_FILE_SIZE, COUNT, SYNC,
-                LISTING_PORT, BIND, ChannelSettings.KEY_FILE, ChannelSettings.KEY_ENV, ChannelSettings.KEY,
+                LISTING_PORT, BIND, LISTING_TIMEOUT, ChannelSettings.KEY_FILE, ChannelSettings.KEY_ENV, ChannelSettings.KEY,
                 ChannelSettings.TRANSPORT);
     }
 
@@ -113,6 +117,7 @@ public final class TreeSourcePlugin implements SourcePlugin {
         }
         ReceiveSource listing = ReceiveSource.create(values.get(LISTING_PORT), ChannelSettings.key(values))
                 .bind(values.get(BIND))
+                .timeout(values.get(LISTING_TIMEOUT))
                 .transport(ChannelSettings.transport(values));
         return source.syncAgainst(listing, sync.equals("checksum") ? TreeSourceOptions.Compare.CHECKSUM
                 : TreeSourceOptions.Compare.SIZE_AND_MTIME);

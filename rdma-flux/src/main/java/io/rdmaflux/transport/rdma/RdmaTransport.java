@@ -7,6 +7,7 @@ import com.ibm.disni.verbs.RdmaEventChannel;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.FrameConnection;
+import io.rdmaflux.transport.SocketAddresses;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.TransportOptions;
 import io.rdmaflux.transport.TransportServer;
@@ -306,10 +307,6 @@ public final class RdmaTransport implements Transport {
     }
 
     static String format(InetSocketAddress a) {
-        if (a == null) {
-            return "?";
-        }
-        String host = a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
-        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+        return a == null ? "?" : SocketAddresses.format(a);
     }
 }

@@ -5,6 +5,7 @@ import io.netty.resolver.DefaultAddressResolverGroup;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.FrameConnection;
+import io.rdmaflux.transport.SocketAddresses;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportOptions;
@@ -132,11 +133,7 @@ public final class TcpTransport implements Transport {
     }
 
     static String format(SocketAddress address) {
-        if (address instanceof InetSocketAddress a) {
-            String host = a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
-            return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
-        }
-        return String.valueOf(address);
+        return SocketAddresses.format(address);
     }
 
     /** The cause of {@code e} as a person reads it: "connection reset by peer", not Netty's syscall text. */
@@ -150,6 +147,9 @@ public final class TcpTransport implements Transport {
         // error(-111): Connection refused"; users care about the cause only.
         if (m.contains("(..) failed")) {
             m = m.substring(m.lastIndexOf(": ") + 2);
+        }
+        if (root instanceof java.nio.channels.UnresolvedAddressException) {
+            return "no such address (not an IP address or a name that resolves)";
         }
         if (m.toLowerCase(java.util.Locale.ROOT).startsWith("connection refused")) {
             return "connection refused (is the receiver running?)";
