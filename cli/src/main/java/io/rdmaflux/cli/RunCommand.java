@@ -6,6 +6,8 @@ import io.rdmaflux.pipeline.StepMetrics;
 import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.pipeline.plugin.PipelineConfig;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.SocketAddresses;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -94,8 +96,13 @@ final class RunCommand implements Callable<Integer> {
             }
         };
         // Making the plugins may find a missing input: that fails the run with its own exit code.
+        // A signal ends the run as a failure that says so, to the peer too, as rdsend's and
+        // rdrecv's do ("sender reported: pipeline interrupted by SIGINT"), not a bare cancel.
+        Signals.streamUnderWay();
+        Mono<ProtocolException> interrupted = Signals.raised()
+                .map(s -> new ProtocolException(ErrorCode.INTERRUPTED, "pipeline interrupted by " + Signals.name(s)));
         Mono<PipelineResult> work = Mono.fromCallable(config::toPipeline)
-                .flatMap(p -> p.listener(listener).run())
+                .flatMap(p -> p.listener(listener).failOn(interrupted).run())
                 // A tree that arrived but for some files: each named, then rdcp's exit 23.
                 .flatMap(r -> r.sink().complete() ? Mono.just(r) : Mono.error(Console.notCopied(r.sink().failures())))
                 .doOnNext(result::set);

@@ -324,7 +324,9 @@ class RunE2ETest {
         interrupt(r);
         assertThat(r.exitCode(LIMIT)).as(r.err()).isEqualTo(ExitCode.INTERRUPTED);
         assertThat(s.exitCode(LIMIT)).as(s.err()).isEqualTo(ExitCode.TEMP_FAIL);
-        assertThat(s.err()).contains("receiver reported: the receiving pipeline was cancelled");
+        // Said as rdrecv says it: the signal, on both sides.
+        assertThat(r.err()).contains("pipeline interrupted by SIGINT");
+        assertThat(s.err()).contains("receiver reported: pipeline interrupted by SIGINT");
         assertThat(partials()).isZero();
         assertThat(dir.resolve("out.bin")).doesNotExist();
     }
