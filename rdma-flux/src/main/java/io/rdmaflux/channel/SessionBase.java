@@ -246,7 +246,17 @@ abstract class SessionBase implements FrameHandler {
                     connection.describe(), code);
             code = ErrorCode.PROTOCOL;
         }
-        onFailed(ProtocolException.fromPeer(code, peerRole() + " reported: " + peerError.getMessage()));
+        onFailed(ProtocolException.fromPeer(code, reported(peerRole(), peerError.getMessage())));
+    }
+
+    /**
+     * "receiver reported: MESSAGE"; once only when the peer relays its own peer's report (a
+     * pipeline between two channels), which would otherwise read "receiver reported: receiver
+     * reported: ..." once per hop.
+     */
+    static String reported(String role, String message) {
+        String prefix = role + " reported: ";
+        return message.startsWith(prefix) ? message : prefix + message;
     }
 
     /** Ends the session successfully and closes the connection after what is queued. */

@@ -46,6 +46,21 @@ class ReportedByPeerTest {
         assertThat(((ProtocolException) receiver).reportedByPeer()).as("what the receiver was told").isTrue();
     }
 
+    /** A relay passes on what its own peer reported: the sender hears it once, not once per hop. */
+    @Test
+    void aReportRelayedByThePeerIsPrefixedOnce() {
+        for (String said : new String[] {"disk full", "receiver reported: disk full"}) {
+            MemoryTransport t = new MemoryTransport();
+            SingleStreamServer server = FluxReceiver.create().port(0).key("k").transport(t).options(OPTIONS)
+                    .handle(in -> in.receive().take(1).then(Mono.<Void>error(
+                            new ProtocolException(ErrorCode.SINK_FAILED, said)))).bindOne().block(WAIT);
+            server.outcome().subscribe(v -> { }, e -> { });
+            Throwable sender = failure(FluxSender.create().port(server.address().getPort()).key("k").transport(t)
+                    .options(OPTIONS).send(StreamMetadata.empty(), s -> chunks(3).concatWith(Flux.never())));
+            assertThat(sender).hasMessage("receiver reported: disk full");
+        }
+    }
+
     @Test
     void aReceiverThatStopsReadingIsItsOwnFailureAndReportedByPeerAtTheSender() {
         MemoryTransport t = new MemoryTransport();
