@@ -36,6 +36,11 @@ public final class CodecOperatorsSample {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && !java.nio.file.Files.isRegularFile(Paths.get(args[0]))) {
+            // One line, as the tools say it, rather than Reactor's wrapped exception and its trace.
+            System.err.println("CodecOperatorsSample: cannot read " + args[0] + ": not a readable file");
+            System.exit(66);
+        }
         byte[] key = "a shared secret".getBytes(StandardCharsets.UTF_8);
         byte[] salt = Codecs.newSalt(); // one per stream, never reused with the same key
 
