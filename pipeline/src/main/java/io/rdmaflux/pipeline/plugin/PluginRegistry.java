@@ -4,6 +4,7 @@ import io.rdmaflux.codec.CodecRegistry;
 import io.rdmaflux.codec.CodecStage;
 import io.rdmaflux.pipeline.config.ConfigError;
 import io.rdmaflux.pipeline.config.ConfigException;
+import io.rdmaflux.pipeline.config.Home;
 import java.io.IOException;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -98,7 +99,7 @@ public final class PluginRegistry {
         if (dir != null && !dir.isEmpty()) {
             return Path.of(dir);
         }
-        return Path.of(System.getProperty("user.home"), ".config", "rdflux", "plugins");
+        return Home.directory(env).resolve(".config/rdflux/plugins");
     }
 
     private static PluginRegistry load(ClassLoader loader, Path directory) {

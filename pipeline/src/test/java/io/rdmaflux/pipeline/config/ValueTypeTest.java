@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** How each option type reads text, refuses bad text, and writes defaults back. */
@@ -67,9 +68,9 @@ class ValueTypeTest {
         assertThat(ValueType.oneOf("auto", "rdma", "tcp").parse("TCP")).isEqualTo("tcp");
         assertThatThrownBy(() -> ValueType.oneOf("auto", "rdma", "tcp").parse("ib"))
                 .isInstanceOf(IllegalArgumentException.class);
-        String home = System.getProperty("user.home");
-        assertThat(ValueType.path().parse("~")).isEqualTo(Path.of(home));
-        assertThat(ValueType.path().parse("~/x/y")).isEqualTo(Path.of(home, "x", "y"));
+        Path home = Home.directory(System.getenv());
+        assertThat(ValueType.path().parse("~")).isEqualTo(home);
+        assertThat(ValueType.path().parse("~/x/y")).isEqualTo(home.resolve("x/y"));
         assertThat(ValueType.path().parse("a/~b")).isEqualTo(Path.of("a/~b"));
         // ~USER is that user's home, as in a shell (and in scp's host:~USER/dir); no such user: as written.
         assertThat(ValueType.path().parse("~root/x")).isEqualTo(Path.of("/root/x"));
@@ -78,6 +79,16 @@ class ValueTypeTest {
         assertThat(ValueType.path().parse("~a b/x")).isEqualTo(Path.of("~a b/x"));
         assertThatThrownBy(() -> ValueType.string().parse("")).isInstanceOf(IllegalArgumentException.class);
         assertThat(ValueType.list(ValueType.string()).name()).isEqualTo("list of string");
+    }
+
+    @Test
+    void tildeIsHomeAsInAShell() {
+        // $HOME when set (HOME=/other rdflux run ...), else the passwd entry the JVM read.
+        assertThat(Home.expand("~/.rdkey", Map.of("HOME", "/home/other"))).isEqualTo(Path.of("/home/other/.rdkey"));
+        assertThat(Home.expand("~", Map.of("HOME", "/home/other"))).isEqualTo(Path.of("/home/other"));
+        assertThat(Home.expand("~/.rdkey", Map.of())).isEqualTo(Path.of(System.getProperty("user.home"), ".rdkey"));
+        assertThat(Home.expand("~/.rdkey", Map.of("HOME", ""))).isEqualTo(Path.of(System.getProperty("user.home"), ".rdkey"));
+        assertThat(Home.expand("~root/x", Map.of("HOME", "/home/other"))).isEqualTo(Path.of("/root/x"));
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.pipeline.config.ConfigError;
 import io.rdmaflux.pipeline.config.ConfigException;
+import io.rdmaflux.pipeline.config.Home;
 import io.rdmaflux.pipeline.config.OptionSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -190,7 +191,7 @@ class ConfigErrorsTest {
         assertThat(value(c.source(), "path"))
                 .isEqualTo(Path.of("/data/in $5.bin"));
         assertThat(value(c.sink(), "path"))
-                .isEqualTo(Path.of(System.getProperty("user.home"), "x.out"));
+                .isEqualTo(Home.directory(System.getenv()).resolve("x.out"));
     }
 
     @Test

@@ -92,6 +92,9 @@ class PluginDirectoryTest {
         assertThat(PluginRegistry.defaultDirectory(Map.of("RDFLUX_PLUGINS", "/opt/p"))).isEqualTo(Path.of("/opt/p"));
         assertThat(PluginRegistry.defaultDirectory(Map.of()))
                 .isEqualTo(Path.of(System.getProperty("user.home"), ".config", "rdflux", "plugins"));
+        // ~ is $HOME when it is set, as in a shell.
+        assertThat(PluginRegistry.defaultDirectory(Map.of("HOME", "/home/other")))
+                .isEqualTo(Path.of("/home/other/.config/rdflux/plugins"));
     }
 
     private static List<String> errors(PluginRegistry plugins, String yaml) {
