@@ -10,6 +10,7 @@ import io.rdmaflux.pipeline.config.ConfigError;
 import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.pipeline.config.OptionValues;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -56,6 +57,9 @@ public final class PipelineConfig {
     public record Part<P extends Plugin>(P plugin, OptionValues values) {
     }
 
+    /** The largest pipeline file read: a real one is a few hundred bytes. */
+    public static final int MAX_FILE_BYTES = 1 << 20;
+
     private final String file;
     private final PluginRegistry registry;
     private final Part<SourcePlugin> source;
@@ -94,10 +98,11 @@ public final class PipelineConfig {
 
     /**
      * Reads, parses and validates a pipeline file, expanding variables from this process's
-     * environment.
+     * environment. The file must be a regular file (a FIFO or a device would block or never
+     * end) of at most {@value #MAX_FILE_BYTES} bytes.
      *
-     * @throws IOException     when the file cannot be read
-     * @throws ConfigException when it does not validate
+     * @throws IOException     when the file cannot be read, is not a regular file, or is not UTF-8
+     * @throws ConfigException when it does not validate, or is too large to be a pipeline
      */
     public static PipelineConfig load(Path file, PluginRegistry registry) throws IOException {
         return parse(readUtf8(file), file.toString(), registry, System.getenv());
@@ -105,7 +110,19 @@ public final class PipelineConfig {
 
     /** The file as text; one that is not UTF-8 fails with the offset of its first bad byte (as a person fixes it). */
     private static String readUtf8(Path file) throws IOException {
-        ByteBuffer in = ByteBuffer.wrap(Files.readAllBytes(file));
+        // Checked before opening: opening a FIFO blocks until a writer comes.
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new IOException(Files.isDirectory(file) ? "is a directory" : "not a regular file");
+        }
+        byte[] bytes;
+        try (InputStream in = Files.newInputStream(file)) {
+            bytes = in.readNBytes(MAX_FILE_BYTES + 1);
+        }
+        if (bytes.length > MAX_FILE_BYTES) {
+            throw new ConfigException(List.of(new ConfigError(file.toString(), 0, null,
+                    "too large for a pipeline file (over " + (MAX_FILE_BYTES >> 20) + " MiB)")));
+        }
+        ByteBuffer in = ByteBuffer.wrap(bytes);
         CharBuffer out = CharBuffer.allocate(in.remaining());   // never more chars than bytes
         CoderResult r = StandardCharsets.UTF_8.newDecoder().decode(in, out, true);
         if (r.isError()) {

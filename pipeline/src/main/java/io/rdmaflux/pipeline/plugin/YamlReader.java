@@ -1,6 +1,7 @@
 package io.rdmaflux.pipeline.plugin;
 
 import io.rdmaflux.pipeline.config.ConfigError;
+import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -8,7 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.composer.Composer;
+import org.snakeyaml.engine.v2.events.Event;
 import org.snakeyaml.engine.v2.exceptions.Mark;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
@@ -18,6 +20,9 @@ import org.snakeyaml.engine.v2.nodes.NodeTuple;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
 import org.snakeyaml.engine.v2.nodes.SequenceNode;
 import org.snakeyaml.engine.v2.nodes.Tag;
+import org.snakeyaml.engine.v2.parser.Parser;
+import org.snakeyaml.engine.v2.parser.ParserImpl;
+import org.snakeyaml.engine.v2.scanner.StreamReader;
 import org.snakeyaml.engine.v2.schema.CoreSchema;
 
 /**
@@ -29,7 +34,14 @@ import org.snakeyaml.engine.v2.schema.CoreSchema;
 final class YamlReader {
 
     /** Pipeline files are small; a limit keeps a hostile one from costing much. */
-    private static final int MAX_CODE_POINTS = 1 << 20;
+    private static final int MAX_CODE_POINTS = PipelineConfig.MAX_FILE_BYTES;
+
+    /**
+     * Collections inside collections, at most: a pipeline needs four (its mapping, the stages'
+     * list, a stage's mapping, an option's list). The composer recurses per level, so without
+     * a limit 20,000 brackets overflow the stack.
+     */
+    private static final int MAX_DEPTH = 64;
 
     private final String file;
     private final Map<String, String> env;
@@ -57,7 +69,11 @@ final class YamlReader {
                 .build();
         Optional<Node> root;
         try {
-            root = new Compose(settings).composeString(text);
+            Parser parser = new DepthLimit(new ParserImpl(settings, new StreamReader(settings, new StringReader(text))));
+            root = new Composer(settings, parser).getSingleNode();
+        } catch (TooDeep e) {
+            error(e.line, null, "nested more than " + MAX_DEPTH + " levels deep (a pipeline needs 4)");
+            return null;
         } catch (MarkedYamlEngineException e) {
             int line = e.getProblemMark().or(e::getContextMark).map(m -> m.getLine() + 1).orElse(0);
             String problem = e.getProblem() != null ? e.getProblem() : e.getContext();
@@ -65,6 +81,10 @@ final class YamlReader {
             return null;
         } catch (YamlEngineException e) {
             error(0, null, "not valid YAML: " + oneLine(e.getMessage()));
+            return null;
+        } catch (StackOverflowError e) {
+            // The depth limit should prevent it; a file must never cost more than an error line.
+            error(0, null, "too complex to read (nested too deeply)");
             return null;
         }
         if (root.isEmpty() || isNull(root.get())) {
@@ -226,5 +246,60 @@ final class YamlReader {
 
     private void error(int line, String key, String message) {
         errors.add(new ConfigError(file, line, key, message));
+    }
+
+    /** Thrown when collections nest deeper than {@link #MAX_DEPTH}, before the composer recurses further. */
+    private static final class TooDeep extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        final int line;
+
+        TooDeep(int line) {
+            super(null, null, false, false);
+            this.line = line;
+        }
+    }
+
+    /** The parser's events, counting how deeply collections nest. */
+    private static final class DepthLimit implements Parser {
+
+        private final Parser parser;
+        private int depth;
+
+        DepthLimit(Parser parser) {
+            this.parser = parser;
+        }
+
+        @Override
+        public boolean checkEvent(Event.ID id) {
+            return parser.checkEvent(id);
+        }
+
+        @Override
+        public Event peekEvent() {
+            return parser.peekEvent();
+        }
+
+        @Override
+        public boolean hasNext() {
+            return parser.hasNext();
+        }
+
+        @Override
+        public Event next() {
+            Event e = parser.next();
+            switch (e.getEventId()) {
+                case MappingStart, SequenceStart -> {
+                    if (++depth > MAX_DEPTH) {
+                        throw new TooDeep(e.getStartMark().map(m -> m.getLine() + 1).orElse(0));
+                    }
+                }
+                case MappingEnd, SequenceEnd -> depth--;
+                default -> {
+                }
+            }
+            return e;
+        }
     }
 }

@@ -7,8 +7,10 @@ import io.rdmaflux.pipeline.config.ConfigError;
 import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.pipeline.config.Home;
 import io.rdmaflux.pipeline.config.OptionSpec;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -283,6 +285,31 @@ class ConfigErrorsTest {
                 source: !!javax.script.ScriptEngineManager [x]
                 sink: stdout
                 """)).containsExactly("p.yaml:1: source: expected a mapping with a type (or just the type's name), got a list");
+    }
+
+    @Test
+    void aHostileFileCostsOneLine() throws Exception {
+        // 20,000 brackets overflowed the composer's stack (a StackOverflowError and its trace).
+        assertThat(errors("source: " + "[".repeat(20_000) + "]".repeat(20_000) + "\nsink: stdout\n"))
+                .containsExactly("p.yaml:1: nested more than 64 levels deep (a pipeline needs 4)");
+        StringBuilder deep = new StringBuilder("source: stdin\nsink:\n");
+        for (int i = 1; i <= 200; i++) {
+            deep.append("  ".repeat(i)).append("k:\n");
+        }
+        assertThat(errors(deep.toString()))
+                .containsExactly("p.yaml:66: nested more than 64 levels deep (a pipeline needs 4)");
+        // Only a regular file is read (a FIFO would block, /dev/zero never end), and only 1 MiB of it.
+        assertThatThrownBy(() -> PipelineConfig.load(Path.of("/dev/null"), PLUGINS))
+                .isInstanceOf(IOException.class).hasMessage("not a regular file");
+        assertThatThrownBy(() -> PipelineConfig.load(dir, PLUGINS))
+                .isInstanceOf(IOException.class).hasMessage("is a directory");
+        String pipeline = "source: stdin\nsink: stdout\n";
+        Path big = dir.resolve("big.yaml");
+        Files.writeString(big, pipeline + "#".repeat((1 << 20) - pipeline.length()));
+        assertThat(PipelineConfig.load(big, PLUGINS).describe()).isEqualTo("stdin -> stdout");
+        Files.writeString(big, "#", StandardOpenOption.APPEND);
+        assertThatThrownBy(() -> PipelineConfig.load(big, PLUGINS)).isInstanceOf(ConfigException.class)
+                .hasMessage(big + ": too large for a pipeline file (over 1 MiB)");
     }
 
     @Test
