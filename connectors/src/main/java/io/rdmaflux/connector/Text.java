@@ -1,7 +1,10 @@
 package io.rdmaflux.connector;
 
-/** Makes text that another program wrote safe to print on a terminal as one line. */
-final class Text {
+import java.util.Locale;
+import java.util.function.IntFunction;
+
+/** Makes text that another program or a user's file holds safe to print on a terminal as one line. */
+public final class Text {
 
     private Text() {
     }
@@ -12,6 +15,24 @@ final class Text {
      * cut to {@code max} characters with an ellipsis.
      */
     static String sanitize(String s, int max) {
+        return replaceUnsafe(s, max, cp -> cp == '\t' ? " " : "?");
+    }
+
+    /**
+     * {@code s} with the same characters as {@link #sanitize} written as escapes instead
+     * ({@code \n}, {@code \r}, {@code \t}, {@code \x1b}; a bidirectional control as its code
+     * point), so that a person sees what a value holds; cut to {@code max} characters with an ellipsis.
+     */
+    public static String escape(String s, int max) {
+        return replaceUnsafe(s, max, cp -> switch (cp) {
+            case '\n' -> "\\n";
+            case '\r' -> "\\r";
+            case '\t' -> "\\t";
+            default -> String.format(Locale.ROOT, cp <= 0xff ? "\\x%02x" : "\\u%04x", cp);
+        });
+    }
+
+    private static String replaceUnsafe(String s, int max, IntFunction<String> replacement) {
         StringBuilder b = new StringBuilder(Math.min(s.length(), max + 1));
         for (int i = 0; i < s.length(); ) {
             int cp = s.codePointAt(i);
@@ -20,10 +41,8 @@ final class Text {
                 b.append('\u2026');
                 break;
             }
-            if (cp == '\t') {
-                b.append(' ');
-            } else if (Character.isISOControl(cp) || isBidiControl(cp)) {
-                b.append('?');
+            if (Character.isISOControl(cp) || isBidiControl(cp)) {
+                b.append(replacement.apply(cp));
             } else {
                 b.appendCodePoint(cp);
             }

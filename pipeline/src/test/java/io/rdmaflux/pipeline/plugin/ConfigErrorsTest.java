@@ -313,6 +313,17 @@ class ConfigErrorsTest {
     }
 
     @Test
+    void controlCharactersFromTheFileAreShownAsEscapes() {
+        // A key that would colour the terminal, move the cursor or split the error line.
+        assertThat(errors("""
+                source: stdin
+                sink: {type: stdout, "\\e[31mRED\\e[0m\\rX": 1, "a\\nb\\u202Ec": 2}
+                """)).containsExactly(
+                "p.yaml:2: sink.\\x1b[31mRED\\x1b[0m\\rX: unknown key for sink 'stdout' (it has no options)",
+                "p.yaml:2: sink.a\\nb\\u202ec: unknown key for sink 'stdout' (it has no options)");
+    }
+
+    @Test
     void everyErrorIsReportedOnce() {
         List<String> e = errors("""
                 source:
