@@ -77,7 +77,7 @@ final class YamlReader {
         } catch (MarkedYamlEngineException e) {
             int line = e.getProblemMark().or(e::getContextMark).map(m -> m.getLine() + 1).orElse(0);
             String problem = e.getProblem() != null ? e.getProblem() : e.getContext();
-            error(line, null, "not valid YAML: " + oneLine(problem));
+            error(line, null, "not valid YAML: " + oneLine(problem) + quoteHint(text, line));
             return null;
         } catch (YamlEngineException e) {
             error(0, null, "not valid YAML: " + oneLine(e.getMessage()));
@@ -238,6 +238,21 @@ final class YamlReader {
 
     private static int line(Node node) {
         return node.getStartMark().map(Mark::getLine).map(l -> l + 1).orElse(0);
+    }
+
+    /**
+     * A hint for {@code ${VAR}} in a flow collection ({@code {port: ${PORT}}}), where YAML reads
+     * its brace as the start of a mapping; quoted, it is a string that expands as usual.
+     */
+    private static String quoteHint(String text, int line) {
+        String l = text.lines().skip(Math.max(0, line - 1)).findFirst().orElse("");
+        int var = l.indexOf("${");
+        if (var < 0 || l.substring(0, var).chars().noneMatch(c -> c == '{' || c == '[')) {
+            return "";
+        }
+        int end = l.indexOf('}', var);
+        String ref = end < 0 ? "${...}" : l.substring(var, end + 1);
+        return " (a ${VAR} inside {...} or [...] must be quoted: \"" + ref + "\")";
     }
 
     private static String oneLine(String s) {

@@ -324,6 +324,27 @@ class ConfigErrorsTest {
     }
 
     @Test
+    void aVariableInAFlowCollectionMustBeQuoted() {
+        // Unquoted, YAML reads ${PORT}'s brace as the start of a mapping.
+        assertThat(errors("""
+                source: stdin
+                sink: {type: send, host: h, port: ${PORT}, key: k}
+                """, Map.of("PORT", "7691"))).hasSize(1).first().asString()
+                .startsWith("p.yaml:2: not valid YAML: ")
+                .endsWith(" (a ${VAR} inside {...} or [...] must be quoted: \"${PORT}\")");
+        PipelineConfig quoted = PipelineConfig.parse("""
+                source: stdin
+                sink: {type: send, host: h, port: "${PORT}", key: k}
+                """, "p.yaml", PLUGINS, Map.of("PORT", "7691"));
+        assertThat(value(quoted.sink(), "port")).isEqualTo(7691);
+        // In block style it needs no quotes, and a broken line without ${ gets no hint.
+        assertThat(value(PipelineConfig.parse("source: stdin\nsink:\n  type: send\n  host: h\n  port: ${PORT}\n  key: k\n",
+                "p.yaml", PLUGINS, Map.of("PORT", "7691")).sink(), "port")).isEqualTo(7691);
+        assertThat(errors("source: stdin\nsink: {type: stdout\n")).hasSize(1).first().asString()
+                .doesNotContain("quoted");
+    }
+
+    @Test
     void everyErrorIsReportedOnce() {
         List<String> e = errors("""
                 source:
