@@ -5,6 +5,7 @@ import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import picocli.CommandLine.Option;
 
 /** {@code --plugins DIR}, shared by {@code rdflux run} and {@code rdflux plugins}. */
@@ -32,10 +33,18 @@ final class Plugins {
         return PluginRegistry.load(dir);
     }
 
-    /** Prints each configuration error as its own line (file:line: key: message) and gives the exit code. */
+    /** The most errors printed: a file of 100,000 unknown keys is not worth 100,000 lines. */
+    static final int MAX_ERRORS = 20;
+
+    /**
+     * Prints each configuration error as its own line (file:line: key: message), the first
+     * {@value #MAX_ERRORS} of them and then how many more, and gives the exit code.
+     */
     static int report(ConfigException e) {
-        for (ConfigError error : e.errors()) {
-            Console.stderr().println(error);
+        List<ConfigError> errors = e.errors();
+        errors.stream().limit(MAX_ERRORS).forEach(Console.stderr()::println);
+        if (errors.size() > MAX_ERRORS) {
+            Console.error("... and " + (errors.size() - MAX_ERRORS) + " more problems");
         }
         return ExitCode.CONFIG;
     }

@@ -194,6 +194,43 @@ class RunE2ETest {
     }
 
     @Test
+    void aHostileFileIsOneLineNeverATraceNorAHang() throws Exception {
+        // A FIFO blocked the read forever; /dev/zero filled the heap; deep brackets overflowed the stack.
+        Process mkfifo = new ProcessBuilder("mkfifo", dir.resolve("fifo.yaml").toString()).start();
+        assertThat(mkfifo.waitFor()).isZero();
+        for (String file : new String[] {"fifo.yaml", "/dev/zero"}) {
+            Tool t = rdflux(Map.of(), "run", "--check", file);
+            assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.NO_INPUT);
+            assertThat(t.err()).isEqualTo("rdflux: cannot read " + file + ": not a regular file\n");
+        }
+        yaml("deep.yaml", "source: " + "[".repeat(20_000) + "]".repeat(20_000) + "\nsink: stdout\n");
+        Tool deep = rdflux(Map.of(), "run", "--check", "deep.yaml");
+        assertThat(deep.exitCode(LIMIT)).as(deep.err()).isEqualTo(ExitCode.CONFIG);
+        assertThat(deep.err()).isEqualTo("deep.yaml:1: nested more than 64 levels deep (a pipeline needs 4)\n");
+        // Every unknown key is an error, but 25 of them are not worth 25 lines.
+        StringBuilder many = new StringBuilder("source: stdin\nsink:\n  type: stdout\n");
+        for (int i = 0; i < 25; i++) {
+            many.append("  k").append(i).append(": 1\n");
+        }
+        yaml("many.yaml", many.toString());
+        Tool t = rdflux(Map.of(), "run", "--check", "many.yaml");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.CONFIG);
+        assertThat(t.err()).hasLineCount(21).startsWith("many.yaml:4: sink.k0: unknown key for sink 'stdout'")
+                .endsWith("many.yaml:23: sink.k19: unknown key for sink 'stdout' (it has no options)\n"
+                        + "rdflux: ... and 5 more problems\n");
+    }
+
+    @Test
+    void tildeInAPathIsHomeFromTheEnvironment() throws IOException {
+        Path home = Files.createDirectory(dir.resolve("home"));
+        Files.move(key(), home.resolve(".rdkey"));
+        yaml("p.yaml", "source: stdin\nsink: {type: send, host: 127.0.0.1, port: 1, key-file: ~/.rdkey}\n");
+        Tool t = rdflux(Map.of("HOME", home.toString()), "run", "--check", "p.yaml");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(t.err()).isEqualTo("rdflux: p.yaml: valid (stdin -> send)\n");
+    }
+
+    @Test
     void aMissingInputFileFailsWithItsOwnExitCode() throws IOException {
         yaml("p.yaml", "source: {type: file, path: no-such.bin}\nsink: {type: file, path: out.bin}\n");
         Tool t = rdflux(Map.of(), "run", "p.yaml");
