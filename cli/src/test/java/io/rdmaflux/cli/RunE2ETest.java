@@ -312,6 +312,26 @@ class RunE2ETest {
         assertThat(noEnvDir.exitCode(LIMIT)).as(noEnvDir.err()).isEqualTo(ExitCode.USAGE);
         assertThat(noEnvDir.err()).startsWith("rdflux: plugin directory " + dir.resolve("nowhere")
                 + " ($RDFLUX_PLUGINS) does not exist\n");
+        Tool aFile = rdflux(Map.of(), "run", "--plugins", in.toString(), "send.yaml");
+        assertThat(aFile.exitCode(LIMIT)).isEqualTo(ExitCode.USAGE);
+        assertThat(aFile.err()).startsWith("rdflux: plugin directory " + in + " is not a directory\n");
+    }
+
+    @Test
+    void aBrokenJarInThePluginDirectoryIsSkippedWithOneWarning() throws IOException {
+        Path plugins = Files.createDirectory(dir.resolve("plugins"));
+        Files.copy(PLUGINS.resolve("rdma-flux-samples-0.1.0-SNAPSHOT.jar"), plugins.resolve("samples.jar"));
+        Files.writeString(plugins.resolve("broken.jar"), "not a jar\n");
+        yaml("p.yaml", """
+                source: {type: file, path: p.yaml}
+                stages: [crc32c]
+                sink: {type: file, path: out.bin}
+                """);
+        Tool t = rdflux(Map.of("RDFLUX_PLUGINS", plugins.toString()), "run", "--check", "p.yaml");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(t.err()).isEqualTo("rdflux: warning: plugin jar " + plugins.resolve("broken.jar")
+                + " skipped: not a readable jar (zip END header not found)\n"
+                + "rdflux: p.yaml: valid (file -> crc32c -> file)\n");
     }
 
     @Test
