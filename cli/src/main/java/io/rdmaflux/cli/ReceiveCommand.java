@@ -81,9 +81,10 @@ final class ReceiveCommand implements Callable<Integer> {
         + "Without it, someone on the path could strip encryption from the chain the sender announced.")
     boolean requireEncryption;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "0",
-            description = "Give up if no sender arrives within SECONDS (0: wait as long as it takes). Default: ${DEFAULT-VALUE}.")
-    int timeout;
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "0", converter = DurationConverter.class,
+            description = "Give up if no sender arrives within DURATION (" + DurationConverter.FORMS
+                + "; 0: wait as long as it takes). Default: ${DEFAULT-VALUE}.")
+    Duration timeout;
 
     @Option(names = "--no-fsync", description = "Confirm a stream once its file is written and renamed, without "
         + "waiting for the disk to store it (fsync). Faster for files that fit the page cache; a crash or power "
@@ -113,9 +114,6 @@ final class ReceiveCommand implements Callable<Integer> {
             throw new UsageException("--no-fsync is for a FILE; with --command the command decides how it stores what it reads");
         }
         byte[] secret = key.resolve(positionals.key());
-        if (timeout < 0) {
-            throw new UsageException("--timeout must not be negative");
-        }
         ChannelOptions options = flags.options(0, false);
 
         Sink sink = command != null ? CommandSink.shell(command)
@@ -133,7 +131,7 @@ final class ReceiveCommand implements Callable<Integer> {
         };
         Mono<PipelineResult> work = Pipeline.from(ReceiveSource.create(port, secret).bind(bind)
                         .transport(flags.transport).options(options)
-                        .timeout(Duration.ofSeconds(timeout)).requireEncryption(requireEncryption))
+                        .timeout(timeout).requireEncryption(requireEncryption))
                 .to(Signals.guard(sink, "receiver"))
                 .listener(listener)
                 .run()
