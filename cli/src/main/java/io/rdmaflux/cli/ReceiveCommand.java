@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.codec.CodecRegistry;
 import io.rdmaflux.connector.CommandSink;
 import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.Sink;
@@ -63,6 +64,9 @@ final class ReceiveCommand implements Callable<Integer> {
 
     @Mixin
     ChannelFlags flags = new ChannelFlags();
+
+    @Mixin
+    Plugins plugins = new Plugins();
 
     @Option(names = "--command", paramLabel = "CMD",
             description = "Write the stream to the standard input of CMD, instead of FILE; /bin/sh runs CMD "
@@ -129,10 +133,13 @@ final class ReceiveCommand implements Callable<Integer> {
                 }
             }
         };
+        // The codec stages of the plugin directory too, as rdflux run's: the sender may be a pipeline.
+        CodecRegistry stages = plugins.registry().codecs();
         Mono<PipelineResult> work = Pipeline.from(ReceiveSource.create(port, secret).bind(bind)
                         .transport(flags.transport).options(options)
                         .timeout(timeout).requireEncryption(requireEncryption))
                 .to(Signals.guard(sink, "receiver"))
+                .codecs(stages)
                 .listener(listener)
                 .run()
                 .onErrorMap(ReceiveCommand::asTheSenderSeesIt);

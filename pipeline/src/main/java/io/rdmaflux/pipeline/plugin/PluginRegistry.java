@@ -72,8 +72,9 @@ public final class PluginRegistry {
      * @throws ConfigException (one error naming the directory) when the directory cannot be listed
      */
     public static PluginRegistry load(Path directory) {
+        ClassLoader parent = PluginRegistry.class.getClassLoader();
         if (!Files.isDirectory(directory)) {
-            return builtins();
+            return load(parent, directory, List.of());
         }
         List<Path> jars;
         try (Stream<Path> files = Files.list(directory)) {
@@ -82,9 +83,9 @@ public final class PluginRegistry {
             throw failure(directory.toString(), "cannot list the plugin directory: " + e.getMessage());
         }
         if (jars.isEmpty()) {
-            return builtins();
+            return load(parent, directory, List.of());
         }
-        PluginJars usable = PluginJars.check(jars, PluginRegistry.class.getClassLoader());
+        PluginJars usable = PluginJars.check(jars, parent);
         List<String> skipped = new ArrayList<>();
         for (PluginJars.Skipped s : usable.skipped()) {
             String reason = s.reason().replace('\n', ' ');
@@ -106,14 +107,21 @@ public final class PluginRegistry {
         return Home.directory(env).resolve(".config/rdflux/plugins");
     }
 
+    /** The plugins {@code loader} finds; {@code directory}, when not null, is the plugin directory it reads. */
     private static PluginRegistry load(ClassLoader loader, Path directory, List<String> skipped) {
         String where = directory == null ? "the class path" : directory.toString();
+        ClassLoader pluginLoader = loader == PluginRegistry.class.getClassLoader() ? null : loader;
         try {
             Map<String, SourcePlugin> sources = byName(ServiceLoader.load(SourcePlugin.class, loader), "source");
             Map<String, FilterPlugin> filters = byName(ServiceLoader.load(FilterPlugin.class, loader), "filter");
             Map<String, SinkPlugin> sinks = byName(ServiceLoader.load(SinkPlugin.class, loader), "sink");
             Map<String, StagePlugin> described = byName(ServiceLoader.load(StagePlugin.class, loader), "stage");
             CodecRegistry codecs = CodecRegistry.load(loader);
+            if (directory != null) {
+                // The receiving end is where an unknown codec shows: say where this one looked.
+                codecs = codecs.withUnknownHint("plugin codecs come from the jars in " + directory
+                        + " on this side (set with --plugins DIR or " + ENV + ")");
+            }
             Map<String, StagePlugin> stages = new LinkedHashMap<>();
             for (CodecStage stage : codecs.stages()) {
                 StagePlugin p = described.remove(stage.name());
@@ -121,8 +129,7 @@ public final class PluginRegistry {
             }
             described.keySet().forEach(name -> log.warn("stage plugin '{}' ignored: no codec stage of that name "
                     + "is registered (META-INF/services/io.rdmaflux.codec.CodecStage)", name));
-            return new PluginRegistry(sources, filters, sinks, stages, codecs, directory == null ? null : loader,
-                    List.copyOf(skipped));
+            return new PluginRegistry(sources, filters, sinks, stages, codecs, pluginLoader, List.copyOf(skipped));
         } catch (ServiceConfigurationError | LinkageError e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             throw failure(where, "cannot load a plugin: " + e.getMessage()
