@@ -9,6 +9,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
@@ -64,16 +67,11 @@ public final class Main {
         }
         CommandLine cl = new CommandLine(command);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
-        cl.setParameterExceptionHandler((ex, args) -> {
-            System.err.println(tool + ": " + plain(ex.getMessage()));
-            System.err.println(tool + ": see '" + tool + " --help'");
-            return ExitCode.USAGE;
-        });
+        cl.setParameterExceptionHandler((ex, args) -> usageError(tool, ex.getCommandLine(), unknownCommand(ex)
+                .orElseGet(() -> plain(ex.getMessage()))));
         cl.setExecutionExceptionHandler((ex, c, parsed) -> {
             if (ex instanceof UsageException) {
-                System.err.println(tool + ": " + ex.getMessage());
-                System.err.println(tool + ": see '" + tool + " --help'");
-                return ExitCode.USAGE;
+                return usageError(tool, c, ex.getMessage());
             }
             Console.error(ex);
             return ExitCode.of(ex);
@@ -85,6 +83,26 @@ public final class Main {
         cl.setHelpSectionKeys(sections);
         listExitCodes(cl);
         return cl;
+    }
+
+    /** A usage error: its line, and which --help explains the command it is about (rdflux run --help). */
+    private static int usageError(String tool, CommandLine command, String message) {
+        System.err.println(tool + ": " + message);
+        System.err.println(tool + ": see '" + command.getCommandSpec().qualifiedName() + " --help'");
+        return ExitCode.USAGE;
+    }
+
+    /** "unknown command 'X'" when a command that takes only subcommands (rdflux) is given a word naming none. */
+    private static Optional<String> unknownCommand(CommandLine.ParameterException ex) {
+        CommandLine cl = ex.getCommandLine();
+        if (!(ex instanceof CommandLine.UnmatchedArgumentException u) || u.isUnknownOption() || u.getUnmatched().isEmpty()
+                || cl.getSubcommands().isEmpty() || !cl.getCommandSpec().positionalParameters().isEmpty()) {
+            return Optional.empty();
+        }
+        List<String> commands = cl.getSubcommands().entrySet().stream()
+                .filter(e -> !e.getValue().getCommandSpec().usageMessage().hidden())
+                .map(Map.Entry::getKey).toList();
+        return Optional.of("unknown command '" + u.getUnmatched().get(0) + "' (commands: " + String.join(", ", commands) + ")");
     }
 
     private static void listExitCodes(CommandLine cl) {
@@ -137,13 +155,15 @@ public final class Main {
                 "  rdflux run --check pipeline.yaml   # check a pipeline file, start nothing",
                 "  rdflux run pipeline.yaml",
                 "  rdflux plugins                     # sources, filters, stages, sinks"})
-    static final class RdfluxCommand implements Runnable {
+    static final class RdfluxCommand implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
+        /** No command given: a usage error, which the usage explains (as configured, exit codes included). */
         @Override
-        public void run() {
-            spec.commandLine().usage(System.err);   // as configured, exit codes included
+        public Integer call() {
+            spec.commandLine().usage(System.err);
+            return ExitCode.USAGE;
         }
     }
 }

@@ -19,8 +19,8 @@ final class Plugins {
     /**
      * The plugins: built in, on the class path, and in the directory.
      *
-     * @throws UsageException   when --plugins or $RDFLUX_PLUGINS names a directory that does not exist
-     * @throws ConfigException  when a plugin jar cannot be loaded
+     * @throws UsageException   when --plugins or $RDFLUX_PLUGINS names a directory that does not exist, or a file
+     * @throws ConfigException  when the plugin directory cannot be listed
      */
     PluginRegistry registry() {
         String env = System.getenv(PluginRegistry.ENV);
@@ -28,7 +28,8 @@ final class Plugins {
         // Only the default may be missing: a directory the user named and mistyped is an error.
         if ((directory != null || env != null && !env.isEmpty()) && !Files.isDirectory(dir)) {
             String from = directory == null ? " ($" + PluginRegistry.ENV + ")" : "";
-            throw new UsageException("plugin directory " + dir + from + " does not exist");
+            throw new UsageException("plugin directory " + dir + from
+                    + (Files.exists(dir) ? " is not a directory" : " does not exist"));
         }
         return PluginRegistry.load(dir);
     }

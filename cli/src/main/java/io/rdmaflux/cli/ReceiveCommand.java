@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.codec.CodecRegistry;
 import io.rdmaflux.connector.CommandSink;
 import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.Sink;
@@ -64,6 +65,9 @@ final class ReceiveCommand implements Callable<Integer> {
     @Mixin
     ChannelFlags flags = new ChannelFlags();
 
+    @Mixin
+    Plugins plugins = new Plugins();
+
     @Option(names = "--command", paramLabel = "CMD",
             description = "Write the stream to the standard input of CMD, instead of FILE; /bin/sh runs CMD "
                 + "(zfs recv pool/fs, tar x -C dir). CMD sees the end of its input only after the whole stream "
@@ -81,9 +85,10 @@ final class ReceiveCommand implements Callable<Integer> {
         + "Without it, someone on the path could strip encryption from the chain the sender announced.")
     boolean requireEncryption;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "0",
-            description = "Give up if no sender arrives within SECONDS (0: wait as long as it takes). Default: ${DEFAULT-VALUE}.")
-    int timeout;
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "0", converter = DurationConverter.class,
+            description = "Give up if no sender arrives within DURATION (" + DurationConverter.FORMS
+                + "; 0: wait as long as it takes). Default: ${DEFAULT-VALUE}.")
+    Duration timeout;
 
     @Option(names = "--no-fsync", description = "Confirm a stream once its file is written and renamed, without "
         + "waiting for the disk to store it (fsync). Faster for files that fit the page cache; a crash or power "
@@ -113,9 +118,6 @@ final class ReceiveCommand implements Callable<Integer> {
             throw new UsageException("--no-fsync is for a FILE; with --command the command decides how it stores what it reads");
         }
         byte[] secret = key.resolve(positionals.key());
-        if (timeout < 0) {
-            throw new UsageException("--timeout must not be negative");
-        }
         ChannelOptions options = flags.options(0, false);
 
         Sink sink = command != null ? CommandSink.shell(command)
@@ -131,10 +133,13 @@ final class ReceiveCommand implements Callable<Integer> {
                 }
             }
         };
+        // The codec stages of the plugin directory too, as rdflux run's: the sender may be a pipeline.
+        CodecRegistry stages = plugins.registry().codecs();
         Mono<PipelineResult> work = Pipeline.from(ReceiveSource.create(port, secret).bind(bind)
                         .transport(flags.transport).options(options)
-                        .timeout(Duration.ofSeconds(timeout)).requireEncryption(requireEncryption))
+                        .timeout(timeout).requireEncryption(requireEncryption))
                 .to(Signals.guard(sink, "receiver"))
+                .codecs(stages)
                 .listener(listener)
                 .run()
                 .onErrorMap(ReceiveCommand::asTheSenderSeesIt);

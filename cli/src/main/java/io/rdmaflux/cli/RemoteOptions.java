@@ -19,11 +19,11 @@ final class RemoteOptions {
                 + "as rsync's --rsync-path: \"sudo rdflux\" works.")
     String rdfluxPath;
 
-    @Option(names = "--start-timeout", paramLabel = "SECONDS",
+    @Option(names = "--start-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "How long each remote agent may take to start, from running ssh to the agent's hello "
-                + "(the login, its startup files, the remote JVM). Default: 40, or " + RemoteShell.START_TIMEOUT_ENV
-                + ". Raise it for hosts that log in or start Java slowly.")
-    Integer startTimeout;
+                + "(the login, its startup files, the remote JVM): " + DurationConverter.FORMS + ". Default: 40s, or "
+                + RemoteShell.START_TIMEOUT_ENV + ". Raise it for hosts that log in or start Java slowly.")
+    Duration startTimeout;
 
     /** The remote shell these options and {@code env} describe; remote stderr goes to the console. */
     RemoteShell shell(Map<String, String> env) {
@@ -41,10 +41,10 @@ final class RemoteOptions {
                 shell = shell.rdfluxPath(rdfluxPath);
             }
             if (startTimeout != null) {
-                if (startTimeout < 1) {
-                    throw new UsageException("--start-timeout must be at least 1 second");
+                if (startTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
+                    throw new UsageException("--start-timeout must be at least 1s");
                 }
-                shell = shell.startTimeout(Duration.ofSeconds(startTimeout));
+                shell = shell.startTimeout(startTimeout);
             }
             return shell.log((host, line) -> Console.info(host + ": " + line));
         } catch (IllegalArgumentException e) {

@@ -7,6 +7,7 @@ import io.rdmaflux.connector.Source;
 import io.rdmaflux.pipeline.Pipeline;
 import io.rdmaflux.pipeline.PipelineResult;
 import io.rdmaflux.pipeline.SendSink;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.Callable;
@@ -43,7 +44,7 @@ import reactor.core.publisher.Mono;
             "  # compress and encrypt on the way:",
             "  rdsend --zstd --encrypt backup 12345 secret dump.sql",
             "",
-            "If rdrecv is not up yet, rdsend retries for --connect-timeout seconds.",
+            "If rdrecv is not up yet, rdsend retries for --connect-timeout (10 s).",
             "",
             "Ctrl-C cancels the stream: the receiver removes its partial file. Input from a pipe "
                 + "is confirmed ended 250 ms after its end, so that Ctrl-C on 'tar c dir | rdsend ...' "
@@ -78,9 +79,10 @@ final class SendCommand implements Callable<Integer> {
                 + "rdsend exits with CMD's status (128+N for signal N). CMD's stderr is passed on as [NAME] lines.")
     String command;
 
-    @Option(names = "--connect-timeout", paramLabel = "SECONDS", defaultValue = "10",
-            description = "How long to keep retrying when no receiver is up yet. Default: ${DEFAULT-VALUE}.")
-    int connectTimeout;
+    @Option(names = "--connect-timeout", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
+            description = "How long to keep retrying when no receiver is up yet (" + DurationConverter.FORMS
+                + "). Default: ${DEFAULT-VALUE}.")
+    Duration connectTimeout;
 
     @Override
     public Integer call() {
@@ -93,13 +95,10 @@ final class SendCommand implements Callable<Integer> {
             throw new UsageException("give FILE or --command, not both ('" + file + "' was taken as FILE)");
         }
         byte[] secret = key.resolve(positionals.key());
-        if (connectTimeout < 0) {
-            throw new UsageException("--connect-timeout must not be negative");
-        }
 
         CodecChain chain = Codecs.chain(zstd.level, encrypt, flags.options().frameSize());
         ChannelOptions options = flags.options(chain.specs().size(), true)
-                .withConnectTimeout(java.time.Duration.ofSeconds(connectTimeout));
+                .withConnectTimeout(connectTimeout);
         // Blocks sized so that each encoded record fits one frame.
         int block = Pipeline.blockSize(chain, options.frameSize());
         Source source;

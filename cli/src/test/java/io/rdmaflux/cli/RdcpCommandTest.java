@@ -65,11 +65,11 @@ class RdcpCommandTest {
         RdcpCommand zero = new RdcpCommand();
         new CommandLine(zero).parseArgs("--start-timeout", "0", "a", "h1:b");
         assertThatThrownBy(() -> zero.remote.shell(Map.of())).isInstanceOf(UsageException.class)
-                .hasMessage("--start-timeout must be at least 1 second");
+                .hasMessage("--start-timeout must be at least 1s");
         RdcpCommand fromEnv = new RdcpCommand();
         new CommandLine(fromEnv).parseArgs("a", "h1:b");
         assertThatThrownBy(() -> fromEnv.remote.shell(Map.of(RemoteShell.START_TIMEOUT_ENV, "soon",
                 RemoteShell.RSH_ENV, "ssh"))).isInstanceOf(UsageException.class)
-                .hasMessage(RemoteShell.START_TIMEOUT_ENV + " must be a whole number of seconds, not 'soon'");
+                .hasMessage(RemoteShell.START_TIMEOUT_ENV + " must be a duration (40s, 2m, or a number of seconds), not 'soon'");
     }
 }

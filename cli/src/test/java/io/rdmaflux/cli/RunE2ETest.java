@@ -23,7 +23,7 @@ class RunE2ETest {
 
     private static final Duration LIMIT = Duration.ofSeconds(120);
     private static final ProcessBuilder.Redirect PIPE = ProcessBuilder.Redirect.PIPE;
-    private static final Pattern LISTENING = Pattern.compile("rdflux: listening on 127\\.0\\.0\\.1:(\\d+)");
+    private static final Pattern LISTENING = Pattern.compile("(?:rdflux|rdrecv): listening on 127\\.0\\.0\\.1:(\\d+)");
     /** The samples jar alone (copied there by the build): Crc32cStage and the sha256 sink. */
     private static final Path PLUGINS = Path.of(System.getProperty("rdflux.test.plugins", "target/test-plugins"))
             .toAbsolutePath();
@@ -312,6 +312,55 @@ class RunE2ETest {
         assertThat(noEnvDir.exitCode(LIMIT)).as(noEnvDir.err()).isEqualTo(ExitCode.USAGE);
         assertThat(noEnvDir.err()).startsWith("rdflux: plugin directory " + dir.resolve("nowhere")
                 + " ($RDFLUX_PLUGINS) does not exist\n");
+        Tool aFile = rdflux(Map.of(), "run", "--plugins", in.toString(), "send.yaml");
+        assertThat(aFile.exitCode(LIMIT)).isEqualTo(ExitCode.USAGE);
+        assertThat(aFile.err()).startsWith("rdflux: plugin directory " + in + " is not a directory\n");
+    }
+
+    @Test
+    void rdrecvFindsAPluginCodecInItsPluginDirectoryAndSaysWhereItLooked() throws IOException {
+        Path in = Files2.random(dir.resolve("in.bin"), (1L << 20) + 3, 5);
+        Path k = key();
+        yaml("send.yaml", """
+                source: {type: file, path: in.bin}
+                stages: [crc32c, zstd]
+                sink: {type: send, host: 127.0.0.1, port: "${PORT}", key-file: %s, transport: tcp}
+                """.formatted(k));
+        Tool r = Tool.start(dir, "rdrecv", PIPE, PIPE, Map.of("RDFLUX_PLUGINS", PLUGINS.toString()),
+                "--bind", "127.0.0.1", "--transport", "tcp", "--key-file", k.toString(), "0", "./out.bin");
+        Tool s = rdflux(Map.of("PORT", Integer.toString(port(r))), "run", "--plugins", PLUGINS.toString(), "send.yaml");
+        assertThat(s.exitCode(LIMIT)).as("sender: %s", s.err()).isZero();
+        assertThat(r.exitCode(LIMIT)).as("receiver: %s", r.err()).isZero();
+        assertThat(Files2.sha256(dir.resolve("out.bin"))).isEqualTo(Files2.sha256(in));
+
+        // Without the jar, the receiver refuses the stream and says where it looked for codecs.
+        Tool without = Tool.start(dir, "rdrecv", PIPE, PIPE, Map.of("RDFLUX_PLUGINS", emptyPlugins.toString()),
+                "--bind", "127.0.0.1", "--transport", "tcp", "--key-file", k.toString(), "0", "./out2.bin");
+        Tool refused = rdflux(Map.of("PORT", Integer.toString(port(without))), "run", "--plugins", PLUGINS.toString(),
+                "send.yaml");
+        String reason = "unknown codec 'crc32c' (this side knows: zstd, aes-256-gcm); plugin codecs come from the jars in "
+                + emptyPlugins + " on this side (set with --plugins DIR or RDFLUX_PLUGINS)";
+        assertThat(without.exitCode(LIMIT)).isEqualTo(ExitCode.DATA);
+        assertThat(without.err()).contains("rdrecv: " + reason + "\n");
+        assertThat(refused.exitCode(LIMIT)).isEqualTo(ExitCode.DATA);
+        assertThat(refused.err()).contains("rdflux: receiver reported: " + reason + "\n");
+    }
+
+    @Test
+    void aBrokenJarInThePluginDirectoryIsSkippedWithOneWarning() throws IOException {
+        Path plugins = Files.createDirectory(dir.resolve("plugins"));
+        Files.copy(PLUGINS.resolve("rdma-flux-samples-0.1.0-SNAPSHOT.jar"), plugins.resolve("samples.jar"));
+        Files.writeString(plugins.resolve("broken.jar"), "not a jar\n");
+        yaml("p.yaml", """
+                source: {type: file, path: p.yaml}
+                stages: [crc32c]
+                sink: {type: file, path: out.bin}
+                """);
+        Tool t = rdflux(Map.of("RDFLUX_PLUGINS", plugins.toString()), "run", "--check", "p.yaml");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(t.err()).isEqualTo("rdflux: warning: plugin jar " + plugins.resolve("broken.jar")
+                + " skipped: not a readable jar (zip END header not found)\n"
+                + "rdflux: p.yaml: valid (file -> crc32c -> file)\n");
     }
 
     @Test

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
 
 /**
  * Command-line mistakes end with exit 64, the tool's own one-line reason and a pointer to
@@ -56,20 +59,66 @@ class UsageErrorsTest {
             + "send, give the key before it (HOST PORT KEY pom.xml), or with --key-file or RDFLUX_KEY",
         "rdrecv | 1 pom.xml         | rdrecv: 'pom.xml' was taken as KEY, but it names a file: if that is the FILE to "
             + "write, give the key before it (PORT KEY pom.xml), or with --key-file or RDFLUX_KEY",
+        "rdsend | --connect-timeout 10x h 1 k | rdsend: Invalid value for option '--connect-timeout': not a duration: "
+            + "'10x' (examples: 10s, 500ms, 2m, or a number of seconds)",
+        "rdrecv | --timeout -1 1 k  | rdrecv: Invalid value for option '--timeout': not a duration: '-1' "
+            + "(examples: 10s, 500ms, 2m, or a number of seconds)",
+        "rdflux | bogus             | rdflux: unknown command 'bogus' (commands: doctor, selftest, run, plugins, help)",
     })
     void mistakesAreExplainedInOneLine(String tool, String args, String expected) {
         String[] argv = (tool + " " + args).trim().split(" +");
+        StringBuilder err = new StringBuilder();
+        assertThat(run(argv, err)).isEqualTo(ExitCode.USAGE);
+        assertThat(err.toString().lines().toList()).containsExactly(expected, tool + ": see '" + tool + " --help'");
+    }
+
+    @ParameterizedTest(name = "rdflux {0}")
+    @CsvSource(delimiter = '|', value = {
+        "run                         | rdflux: missing arguments: expected PIPELINE.yaml",
+        "run --plugins pom.xml p.yaml | rdflux: plugin directory pom.xml is not a directory",
+        "plugins extra               | rdflux: too many arguments: 'extra'",
+    })
+    void aSubcommandsMistakesPointAtItsOwnHelp(String args, String expected) {
+        StringBuilder err = new StringBuilder();
+        String[] argv = ("rdflux " + args).split(" +");
+        assertThat(run(argv, err)).isEqualTo(ExitCode.USAGE);
+        assertThat(err.toString().lines().toList()).containsExactly(expected, "rdflux: see 'rdflux " + argv[1] + " --help'");
+    }
+
+    @Test
+    void rdfluxWithoutACommandIsAUsageErrorThatShowsTheUsage() {
+        StringBuilder err = new StringBuilder();
+        assertThat(run(new String[] {"rdflux"}, err)).isEqualTo(ExitCode.USAGE);
+        assertThat(err.toString()).startsWith("Usage: rdflux ").contains("\nCommands:\n", "\nExit codes ");
+    }
+
+    @Test
+    void timeoutsAreDurationsAsInPipelineFiles() {
+        SendCommand send = new SendCommand();
+        new CommandLine(send).parseArgs("h", "1", "k");
+        assertThat(send.connectTimeout).isEqualTo(Duration.ofSeconds(10));
+        new CommandLine(send).parseArgs("--connect-timeout", "500ms", "h", "1", "k");
+        assertThat(send.connectTimeout).isEqualTo(Duration.ofMillis(500));
+        ReceiveCommand recv = new ReceiveCommand();
+        new CommandLine(recv).parseArgs("--timeout", "2m", "1", "k");
+        assertThat(recv.timeout).isEqualTo(Duration.ofMinutes(2));
+        new CommandLine(recv).parseArgs("--timeout", "30", "1", "k");
+        assertThat(recv.timeout).as("a bare number is seconds").isEqualTo(Duration.ofSeconds(30));
+        RdcpCommand rdcp = new RdcpCommand();
+        new CommandLine(rdcp).parseArgs("--start-timeout", "5m", "a", "h1:b");
+        assertThat(rdcp.remote.startTimeout).isEqualTo(Duration.ofMinutes(5));
+    }
+
+    /** Runs a tool in this process, its stderr into {@code err}; gives its exit code. */
+    private static int run(String[] argv, StringBuilder err) {
         PrintStream saved = System.err;
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code;
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(bytes, true, StandardCharsets.UTF_8));
         try {
-            code = Main.run(argv);
+            return Main.run(argv);
         } finally {
             System.setErr(saved);
+            err.append(bytes.toString(StandardCharsets.UTF_8));
         }
-        assertThat(code).isEqualTo(ExitCode.USAGE);
-        assertThat(err.toString(StandardCharsets.UTF_8).lines().toList())
-                .containsExactly(expected, tool + ": see '" + tool + " --help'");
     }
 }

@@ -18,9 +18,11 @@ public final class CodecRegistry {
     private static volatile CodecRegistry defaultRegistry;
 
     private final Map<String, CodecStage> stages;
+    private final String unknownHint;
 
-    private CodecRegistry(Map<String, CodecStage> stages) {
+    private CodecRegistry(Map<String, CodecStage> stages, String unknownHint) {
         this.stages = Collections.unmodifiableMap(new LinkedHashMap<>(stages));
+        this.unknownHint = unknownHint;
     }
 
     /** The stages found with ServiceLoader through this class's class loader (loaded once). */
@@ -44,14 +46,22 @@ public final class CodecRegistry {
         for (CodecStage s : ServiceLoader.load(CodecStage.class, loader)) {
             m.putIfAbsent(s.name(), s);
         }
-        return new CodecRegistry(m);
+        return new CodecRegistry(m, null);
     }
 
     /** A copy of this registry with one more stage (replacing one of the same name). */
     public CodecRegistry with(CodecStage stage) {
         Map<String, CodecStage> m = new LinkedHashMap<>(stages);
         m.put(stage.name(), stage);
-        return new CodecRegistry(m);
+        return new CodecRegistry(m, unknownHint);
+    }
+
+    /**
+     * A copy of this registry whose error for an unknown codec ends with {@code hint}: where this
+     * process finds codecs, and how to add one (a plugin directory, say).
+     */
+    public CodecRegistry withUnknownHint(String hint) {
+        return new CodecRegistry(stages, hint);
     }
 
     /** The stage for a spec; a CODEC error for an unknown name or an unsupported version. */
@@ -59,7 +69,7 @@ public final class CodecRegistry {
         CodecStage s = stages.get(spec.name());
         if (s == null) {
             throw new ProtocolException(ErrorCode.CODEC, "unknown codec '" + spec.name() + "' (this side knows: "
-                    + String.join(", ", stages.keySet()) + ")");
+                    + String.join(", ", stages.keySet()) + ")" + (unknownHint == null ? "" : "; " + unknownHint));
         }
         if (!s.supportsVersion(spec.version())) {
             throw new ProtocolException(ErrorCode.CODEC, "codec '" + spec.name() + "' version " + spec.version()

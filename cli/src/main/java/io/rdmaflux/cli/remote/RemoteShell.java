@@ -1,5 +1,6 @@
 package io.rdmaflux.cli.remote;
 
+import io.rdmaflux.pipeline.config.ValueType;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,8 +66,8 @@ public final class RemoteShell {
     }
 
     /**
-     * {@link #create()}, with the command from {@value #RSH_ENV} and the start timeout (whole
-     * seconds) from {@value #START_TIMEOUT_ENV} when they are set and not blank.
+     * {@link #create()}, with the command from {@value #RSH_ENV} and the start timeout (a
+     * duration: 40s, 2m, or seconds) from {@value #START_TIMEOUT_ENV} when they are set and not blank.
      *
      * @throws IllegalArgumentException when one of them is not valid; the message names it
      */
@@ -78,16 +79,18 @@ public final class RemoteShell {
         }
         String start = env.get(START_TIMEOUT_ENV);
         if (start != null && !start.isBlank()) {
-            shell = shell.startTimeout(seconds(start.strip(), START_TIMEOUT_ENV));
+            shell = shell.startTimeout(duration(start.strip(), START_TIMEOUT_ENV));
         }
         return shell;
     }
 
-    private static Duration seconds(String text, String name) {
-        if (!text.matches("[0-9]{1,9}")) {
-            throw new IllegalArgumentException(name + " must be a whole number of seconds, not '" + text + "'");
+    private static Duration duration(String text, String name) {
+        try {
+            return ValueType.parseDuration(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(name + " must be a duration (40s, 2m, or a number of seconds), not '"
+                    + text + "'");
         }
-        return Duration.ofSeconds(Long.parseLong(text));
     }
 
     /**

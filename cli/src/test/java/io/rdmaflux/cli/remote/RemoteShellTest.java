@@ -46,10 +46,13 @@ class RemoteShellTest {
                 .isEqualTo(Duration.ofSeconds(300));
         assertThat(RemoteShell.create().startTimeout(Duration.ofSeconds(90)).rsh("ssh -p 2").startTimeout())
                 .as("kept by the other setters").isEqualTo(Duration.ofSeconds(90));
-        for (String bad : List.of("abc", "-5", "1.5", "10s", "9999999999")) {
+        assertThat(RemoteShell.fromEnvironment(Map.of(RemoteShell.START_TIMEOUT_ENV, "2m")).startTimeout())
+                .as("a duration, as in pipeline files").isEqualTo(Duration.ofMinutes(2));
+        for (String bad : List.of("abc", "-5", "1.5", "10x", "9999999999")) {
             assertThatThrownBy(() -> RemoteShell.fromEnvironment(Map.of(RemoteShell.START_TIMEOUT_ENV, bad)))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage(RemoteShell.START_TIMEOUT_ENV + " must be a whole number of seconds, not '" + bad + "'");
+                    .hasMessage(RemoteShell.START_TIMEOUT_ENV + " must be a duration (40s, 2m, or a number of seconds), not '"
+                            + bad + "'");
         }
         assertThatThrownBy(() -> RemoteShell.fromEnvironment(Map.of(RemoteShell.START_TIMEOUT_ENV, "0")))
                 .hasMessage("the start timeout must be at least 1 s");

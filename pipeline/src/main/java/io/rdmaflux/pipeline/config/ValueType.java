@@ -100,6 +100,16 @@ public interface ValueType<T> {
         return SizeType.parseBytes(text);
     }
 
+    /**
+     * A duration as durations are written everywhere in rdma-flux (pipeline files and the tools'
+     * options): 500ms, 10s, 2m, 1h, or a plain number of seconds.
+     *
+     * @throws IllegalArgumentException for anything else
+     */
+    static Duration parseDuration(String text) {
+        return BasicType.DURATION.parse(text);
+    }
+
     /** Formats a duration the way {@link #duration} reads it: 10s, 500ms, 5m. */
     static String formatDuration(Duration d) {
         long ms = d.toMillis();

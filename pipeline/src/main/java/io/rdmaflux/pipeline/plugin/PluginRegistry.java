@@ -6,8 +6,6 @@ import io.rdmaflux.pipeline.config.ConfigError;
 import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.pipeline.config.Home;
 import java.io.IOException;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.CodeSource;
@@ -31,7 +29,8 @@ import reactor.util.Loggers;
  * class. Stages are the codec stages of the same class loader (see {@link StagePlugin}).
  *
  * <p>When two plugins of one kind have the same name, the first found wins (built-ins and the
- * class path come before plugin jars) and the other is ignored with a warning.
+ * class path come before plugin jars) and the other is ignored with a warning. A jar that cannot
+ * be used is left out with a warning, and the others still serve.
  */
 public final class PluginRegistry {
 
@@ -46,48 +45,54 @@ public final class PluginRegistry {
     private final Map<String, StagePlugin> stages;
     private final CodecRegistry codecs;
     private final ClassLoader pluginLoader;
+    private final List<String> skipped;
 
     private PluginRegistry(Map<String, SourcePlugin> sources, Map<String, FilterPlugin> filters,
                            Map<String, SinkPlugin> sinks, Map<String, StagePlugin> stages, CodecRegistry codecs,
-                           ClassLoader pluginLoader) {
+                           ClassLoader pluginLoader, List<String> skipped) {
         this.sources = sources;
         this.filters = filters;
         this.sinks = sinks;
         this.stages = stages;
         this.codecs = codecs;
         this.pluginLoader = pluginLoader;
+        this.skipped = skipped;
     }
 
     /** The plugins on this module's class path (built-ins, and any jar on the class path). */
     public static PluginRegistry builtins() {
-        return load(PluginRegistry.class.getClassLoader(), null);
+        return load(PluginRegistry.class.getClassLoader(), null, List.of());
     }
 
     /**
      * The plugins on the class path and in the jars of {@code directory} (a missing directory
-     * holds none).
+     * holds none). A jar that cannot be used (not a jar, a provider that cannot be loaded,
+     * constructed or describe itself) is left out with a warning naming it; see {@link #skipped()}.
      *
-     * @throws ConfigException (one error naming the directory or jar) when a jar cannot be read
-     *                         or a plugin in it cannot be loaded
+     * @throws ConfigException (one error naming the directory) when the directory cannot be listed
      */
     public static PluginRegistry load(Path directory) {
+        ClassLoader parent = PluginRegistry.class.getClassLoader();
         if (!Files.isDirectory(directory)) {
-            return builtins();
+            return load(parent, directory, List.of());
         }
-        List<URL> jars = new ArrayList<>();
+        List<Path> jars;
         try (Stream<Path> files = Files.list(directory)) {
-            for (Path p : files.filter(f -> f.getFileName().toString().endsWith(".jar")).sorted().toList()) {
-                jars.add(p.toUri().toURL());
-            }
+            jars = files.filter(f -> f.getFileName().toString().endsWith(".jar")).sorted().toList();
         } catch (IOException e) {
             throw failure(directory.toString(), "cannot list the plugin directory: " + e.getMessage());
         }
         if (jars.isEmpty()) {
-            return builtins();
+            return load(parent, directory, List.of());
         }
-        ClassLoader loader = new URLClassLoader("rdflux-plugins", jars.toArray(URL[]::new),
-                PluginRegistry.class.getClassLoader());
-        return load(loader, directory);
+        PluginJars usable = PluginJars.check(jars, parent);
+        List<String> skipped = new ArrayList<>();
+        for (PluginJars.Skipped s : usable.skipped()) {
+            String reason = s.reason().replace('\n', ' ');
+            log.warn("plugin jar {} skipped: {}", s.jar(), reason);
+            skipped.add(s.jar().getFileName() + " (" + reason + ")");
+        }
+        return load(usable.loader(), directory, skipped);
     }
 
     /**
@@ -102,14 +107,21 @@ public final class PluginRegistry {
         return Home.directory(env).resolve(".config/rdflux/plugins");
     }
 
-    private static PluginRegistry load(ClassLoader loader, Path directory) {
+    /** The plugins {@code loader} finds; {@code directory}, when not null, is the plugin directory it reads. */
+    private static PluginRegistry load(ClassLoader loader, Path directory, List<String> skipped) {
         String where = directory == null ? "the class path" : directory.toString();
+        ClassLoader pluginLoader = loader == PluginRegistry.class.getClassLoader() ? null : loader;
         try {
             Map<String, SourcePlugin> sources = byName(ServiceLoader.load(SourcePlugin.class, loader), "source");
             Map<String, FilterPlugin> filters = byName(ServiceLoader.load(FilterPlugin.class, loader), "filter");
             Map<String, SinkPlugin> sinks = byName(ServiceLoader.load(SinkPlugin.class, loader), "sink");
             Map<String, StagePlugin> described = byName(ServiceLoader.load(StagePlugin.class, loader), "stage");
             CodecRegistry codecs = CodecRegistry.load(loader);
+            if (directory != null) {
+                // The receiving end is where an unknown codec shows: say where this one looked.
+                codecs = codecs.withUnknownHint("plugin codecs come from the jars in " + directory
+                        + " on this side (set with --plugins DIR or " + ENV + ")");
+            }
             Map<String, StagePlugin> stages = new LinkedHashMap<>();
             for (CodecStage stage : codecs.stages()) {
                 StagePlugin p = described.remove(stage.name());
@@ -117,7 +129,7 @@ public final class PluginRegistry {
             }
             described.keySet().forEach(name -> log.warn("stage plugin '{}' ignored: no codec stage of that name "
                     + "is registered (META-INF/services/io.rdmaflux.codec.CodecStage)", name));
-            return new PluginRegistry(sources, filters, sinks, stages, codecs, directory == null ? null : loader);
+            return new PluginRegistry(sources, filters, sinks, stages, codecs, pluginLoader, List.copyOf(skipped));
         } catch (ServiceConfigurationError | LinkageError e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             throw failure(where, "cannot load a plugin: " + e.getMessage()
@@ -176,6 +188,14 @@ public final class PluginRegistry {
     /** The codec stages, for resolving chains (those a receiver is announced, too). */
     public CodecRegistry codecs() {
         return codecs;
+    }
+
+    /**
+     * The jars of the plugin directory that were left out, each as "NAME.jar (why)"; an unknown
+     * type may have been in one of them.
+     */
+    public List<String> skipped() {
+        return skipped;
     }
 
     /**

@@ -113,7 +113,8 @@ final class Validator {
             String guess = DidYouMean.closest(type.text(), names);
             error(type.line(), type.key(), "unknown " + kind + " type '" + type.text() + "'"
                     + (guess != null ? ", did you mean '" + guess + "'?" : "")
-                    + " (" + kind + " types: " + String.join(", ", names) + ")");
+                    + " (" + kind + " types: " + String.join(", ", names) + ")"
+                    + (registry.skipped().isEmpty() ? "" : "; plugin jars skipped: " + String.join(", ", registry.skipped())));
             return null;
         }
         P plugin = found.get();
