@@ -7,6 +7,7 @@ import com.ibm.disni.verbs.RdmaEventChannel;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.FrameConnection;
+import io.rdmaflux.transport.SocketAddresses;
 import io.rdmaflux.transport.TransportOptions;
 import io.rdmaflux.transport.TransportServer;
 import java.io.IOException;
@@ -61,7 +62,7 @@ final class RdmaListener implements TransportServer {
 
     static RdmaListener open(InetSocketAddress address, TransportOptions options, Consumer<FrameConnection> acceptor) {
         RdmaNative.ensureAvailable();
-        RdmaTransport.requireIpv4(address, "cannot listen for RDMA on " + RdmaTransport.format(address));
+        RdmaTransport.requireIpv4(address, "cannot listen for RDMA on " + SocketAddresses.format(address));
         RdmaEventChannel channel = null;
         RdmaCmId id = null;
         Waker waker = null;
@@ -99,7 +100,7 @@ final class RdmaListener implements TransportServer {
             String why = e.getMessage() != null && e.getMessage().contains("Address already in use")
                     ? "port already in use" : e.getMessage();
             throw new ProtocolException(ErrorCode.CONNECT, "cannot listen for RDMA on "
-                    + RdmaTransport.format(address) + ": " + why, e);
+                    + SocketAddresses.format(address) + ": " + why, e);
         }
     }
 
@@ -217,7 +218,7 @@ final class RdmaListener implements TransportServer {
         String peer = "?";
         try {
             SocketAddress dst = connId.getDestination();
-            peer = dst instanceof InetSocketAddress a ? RdmaTransport.format(a) : String.valueOf(dst);
+            peer = SocketAddresses.format(dst);
         } catch (IOException | RuntimeException ignored) {
             // only for messages
         }

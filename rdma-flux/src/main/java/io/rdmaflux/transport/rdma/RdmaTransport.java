@@ -189,7 +189,7 @@ public final class RdmaTransport implements Transport {
 
     private static FrameConnection connectBlocking(InetSocketAddress address, TransportOptions options) {
         RdmaNative.ensureAvailable();
-        String target = format(address);
+        String target = SocketAddresses.format(address);
         requireIpv4(address, "cannot connect to rdma " + target);
         long deadline = System.nanoTime() + Math.max(1, options.connectTimeout().toNanos());
         RdmaEventChannel channel = null;
@@ -304,9 +304,5 @@ public final class RdmaTransport implements Transport {
             return null;
         }
         return InetAddress.getByName(s.trim());
-    }
-
-    static String format(InetSocketAddress a) {
-        return a == null ? "?" : SocketAddresses.format(a);
     }
 }

@@ -11,6 +11,7 @@ import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.ProtocolVersion;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.FrameHandler;
+import io.rdmaflux.transport.SocketAddresses;
 import io.rdmaflux.transport.TransportOptions;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -119,7 +120,7 @@ final class TcpFrameConnection implements FrameConnection {
 
     @Override
     public String describe() {
-        return "tcp " + TcpTransport.format(channel.remoteAddress());
+        return "tcp " + SocketAddresses.format(channel.remoteAddress());
     }
 
     @Override

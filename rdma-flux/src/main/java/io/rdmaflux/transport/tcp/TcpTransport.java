@@ -11,7 +11,6 @@ import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportOptions;
 import io.rdmaflux.transport.TransportServer;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -62,7 +61,7 @@ public final class TcpTransport implements Transport {
                 .connect()
                 .onErrorMap(e -> !(e instanceof ProtocolException),
                         e -> new ProtocolException(ErrorCode.CONNECT, "cannot connect to "
-                                + format(address) + ": " + reason(e), e))
+                                + SocketAddresses.format(address) + ": " + reason(e), e))
                 .map(c -> frameConnection(c, options));
     }
 
@@ -79,7 +78,7 @@ public final class TcpTransport implements Transport {
                 .bind()
                 .onErrorMap(e -> !(e instanceof ProtocolException),
                         e -> new ProtocolException(ErrorCode.CONNECT, "cannot listen on "
-                                + format(address) + ": " + reason(e), e))
+                                + SocketAddresses.format(address) + ": " + reason(e), e))
                 .map(Server::new);
     }
 
@@ -132,24 +131,20 @@ public final class TcpTransport implements Transport {
         }
     }
 
-    static String format(SocketAddress address) {
-        return SocketAddresses.format(address);
-    }
-
     /** The cause of {@code e} as a person reads it: "connection reset by peer", not Netty's syscall text. */
     static String reason(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
+        if (root instanceof java.nio.channels.UnresolvedAddressException) {
+            return "no such address (not an IP address or a name that resolves)";
+        }
         String m = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
         // Netty prefixes native errors with the syscall, as in "finishConnect(..) failed with
         // error(-111): Connection refused"; users care about the cause only.
         if (m.contains("(..) failed")) {
             m = m.substring(m.lastIndexOf(": ") + 2);
-        }
-        if (root instanceof java.nio.channels.UnresolvedAddressException) {
-            return "no such address (not an IP address or a name that resolves)";
         }
         if (m.toLowerCase(java.util.Locale.ROOT).startsWith("connection refused")) {
             return "connection refused (is the receiver running?)";
