@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.codec.CodecRegistry;
 import io.rdmaflux.pipeline.config.ConfigError;
 import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
@@ -23,6 +24,22 @@ final class Plugins {
      * @throws ConfigException  when the plugin directory cannot be listed
      */
     PluginRegistry registry() {
+        return PluginRegistry.load(directory());
+    }
+
+    /**
+     * Only the codec stages, for a tool that takes no other plugins (rdrecv): without a plugin
+     * directory it scans for nothing more at start-up than it did before plugins.
+     *
+     * @throws UsageException   as {@link #registry()}
+     * @throws ConfigException  as {@link #registry()}
+     */
+    CodecRegistry codecs() {
+        return PluginRegistry.codecs(directory());
+    }
+
+    /** The plugin directory: --plugins, else $RDFLUX_PLUGINS, else the default, which alone may be missing. */
+    private Path directory() {
         String env = System.getenv(PluginRegistry.ENV);
         Path dir = directory != null ? directory : PluginRegistry.defaultDirectory(System.getenv());
         // Only the default may be missing: a directory the user named and mistyped is an error.
@@ -31,7 +48,7 @@ final class Plugins {
             throw new UsageException("plugin directory " + dir + from
                     + (Files.exists(dir) ? " is not a directory" : " does not exist"));
         }
-        return PluginRegistry.load(dir);
+        return dir;
     }
 
     /** The most errors printed: a file of 100,000 unknown keys is not worth 100,000 lines. */

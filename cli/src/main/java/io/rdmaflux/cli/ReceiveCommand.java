@@ -134,7 +134,7 @@ final class ReceiveCommand implements Callable<Integer> {
             }
         };
         // The codec stages of the plugin directory too, as rdflux run's: the sender may be a pipeline.
-        CodecRegistry stages = plugins.registry().codecs();
+        CodecRegistry stages = plugins.codecs();
         Mono<PipelineResult> work = Pipeline.from(ReceiveSource.create(port, secret).bind(bind)
                         .transport(flags.transport).options(options)
                         .timeout(timeout).requireEncryption(requireEncryption))

@@ -118,9 +118,7 @@ public final class PluginRegistry {
             Map<String, StagePlugin> described = byName(ServiceLoader.load(StagePlugin.class, loader), "stage");
             CodecRegistry codecs = CodecRegistry.load(loader);
             if (directory != null) {
-                // The receiving end is where an unknown codec shows: say where this one looked.
-                codecs = codecs.withUnknownHint("plugin codecs come from the jars in " + directory
-                        + " on this side (set with --plugins DIR or " + ENV + ")");
+                codecs = codecs.withUnknownHint(codecHint(directory));
             }
             Map<String, StagePlugin> stages = new LinkedHashMap<>();
             for (CodecStage stage : codecs.stages()) {
@@ -188,6 +186,22 @@ public final class PluginRegistry {
     /** The codec stages, for resolving chains (those a receiver is announced, too). */
     public CodecRegistry codecs() {
         return codecs;
+    }
+
+    /**
+     * The codec stages of the class path and of {@code directory}'s jars, as {@link #load}'s
+     * {@link #codecs()}; without the directory, those of the class path alone, found without
+     * scanning for the other kinds of plugin (a tool's start-up pays for none it does not use).
+     */
+    public static CodecRegistry codecs(Path directory) {
+        return Files.isDirectory(directory) ? load(directory).codecs()
+                : CodecRegistry.defaultRegistry().withUnknownHint(codecHint(directory));
+    }
+
+    /** The receiving end is where an unknown codec shows: it says where this side looked. */
+    private static String codecHint(Path directory) {
+        return "plugin codecs come from the jars in " + directory + " on this side (set with --plugins DIR or "
+                + ENV + ")";
     }
 
     /**
