@@ -43,7 +43,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.zip.CRC32C;
 
 /**
  * The engine of {@link TreeSink}: applies a tree stream's records to the destination, one call
@@ -80,6 +79,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
 
     private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
     private static final ByteBuffer ZERO = ByteBuffer.allocateDirect(1).asReadOnlyBuffer();
+    /** Zeros for the holes of a gathered file (at most {@link #QUEUED_MAX} bytes). */
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 * 1024).asReadOnlyBuffer();
     /** The largest file a writer thread writes (one pooled buffer); larger ones are written as their data arrives. */
     static final int QUEUED_MAX = 64 * 1024;
@@ -98,6 +98,8 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private boolean container;
     private int nextId;
     private boolean ended;
+    /** The size of the destination's file system, the bound on any file's size; -1 before it is known. */
+    private long capacity = -1;
     private final Set<String> directories = new HashSet<>();
     private final Set<String> failedDirectories = new HashSet<>();
     /** Directories this sink created: no file in them is anyone else's. */
@@ -309,6 +311,16 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             case DIRECTORY -> directory(e, target);
             case FILE -> {
                 if ((flags & TreeFormat.F_DATA) != 0) {
+                    String tooLarge = tooLarge(e.size());
+                    if (tooLarge != null) {
+                        if (path.isEmpty()) {
+                            // The copy is that file: it fails as a whole, as a file it cannot write would.
+                            throw ConnectorException.sink(ConnectorException.Reason.NO_SPACE,
+                                    "cannot write " + dest + ": " + tooLarge, null);
+                        }
+                        skip(id, e, flags, "not written: " + tooLarge);
+                        return;
+                    }
                     OpenFile f = new OpenFile(e, target, flags, false);
                     open(id, f);
                     f.gather();
@@ -319,6 +331,32 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             case SYMLINK -> symlink(e, target);
             case HARD_LINK -> hardLink(e, target);
         }
+    }
+
+    /**
+     * Why a file of {@code size} bytes cannot be written here, or null: larger than the whole
+     * file system of the destination. A sender may declare any size and then send it as one
+     * hole (a few bytes on the wire); no file system takes more than it holds, and a sparse file
+     * larger than its file system is refused too, rather than trusted.
+     */
+    private String tooLarge(long size) {
+        if (capacity < 0) {
+            capacity = Long.MAX_VALUE;   // unknown: the file system's own errors apply
+            Path p = dest.toAbsolutePath();
+            while (p != null && !Files.exists(p, NOFOLLOW)) {
+                p = p.getParent();
+            }
+            try {
+                long total = p == null ? 0 : Files.getFileStore(p).getTotalSpace();
+                if (total > 0) {
+                    capacity = total;
+                }
+            } catch (IOException | RuntimeException x) {
+                // Unknown, as above.
+            }
+        }
+        return size <= capacity ? null
+                : "it is " + size + " bytes, more than the destination's whole file system holds (" + capacity + " bytes)";
     }
 
     /** An entry that fails here before anything is written: its contents, if any, are read and dropped. */
@@ -359,7 +397,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             }
             return;
         }
-        senderOkBytes += length;
+        senderOkBytes = add(senderOkBytes, length, "the bytes of the files sent");
         if (length != f.received || length != e.size()) {
             f.discard();
             throw malformed("file '" + e.path() + "': its header says " + e.size() + " bytes, "
@@ -374,7 +412,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             failed(e.path(), f.localFailure);
             return;
         }
-        if ((int) f.crc.getValue() != crc) {
+        if (f.crc.value() != crc) {
             f.discard();
             linkTarget(f, false);
             failed(e.path(), "its CRC32C does not match: the data arrived damaged");
@@ -576,7 +614,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         final boolean ignored;
         /** Whether its directory is one this sink created (decided here: the writers do not read the set). */
         final boolean fresh;
-        final CRC32C crc = new CRC32C();
+        final Crc32c.Running crc = new Crc32c.Running();
         /** What is being written: the target, or a temporary name; null before the first write. */
         Path path;
         FileChannel channel;
@@ -609,7 +647,8 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         }
 
         void grow(long n) throws IOException {
-            if (received + n > entry.size()) {
+            // received <= size always holds, so this cannot overflow as received + n could.
+            if (n > entry.size() - received) {
                 discard();
                 throw malformed("file '" + entry.path() + "': more data than the " + entry.size()
                         + " bytes its header says");
@@ -643,12 +682,12 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             }
         }
 
+        /**
+         * A hole of {@code count} zeros: O(log count) work, whatever the count. Nothing is
+         * written; the next write past it, or the commit, leaves it as a hole in the file.
+         */
         void skip(long count) {
-            for (long left = count; left > 0; ) {
-                int n = (int) Math.min(left, ZEROS.capacity());
-                crc.update(ZEROS.slice(0, n));
-                left -= n;
-            }
+            crc.zeros(count);
             if (gathered != null) {
                 for (long at = received; at < received + count; ) {
                     int n = (int) Math.min(received + count - at, ZEROS.capacity());
@@ -694,7 +733,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 return;
             }
             files++;
-            bytes += received;
+            bytes = add(bytes, received, "the bytes written");
             linkTarget(this, true);
             listener.onDone(entry, received);
         }
@@ -839,7 +878,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         queued.remove(f.entry.path());
         if (w.failure() == null) {
             files++;
-            bytes += f.received;
+            bytes = add(bytes, f.received, "the bytes written");
             linkTarget(f, true);
             listener.onDone(f.entry, f.received);
         } else {
@@ -1043,6 +1082,15 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 throw ConnectorException.sink(reason, "cannot write "
                         + (path.isEmpty() ? dest : "'" + path + "' in " + dest) + ": " + phrase(io), io);
             }
+        }
+    }
+
+    /** {@code a + b}, sums of sizes a sender declared: past the largest long the stream is refused, never wrapped. */
+    private static long add(long a, long b, String what) {
+        try {
+            return Math.addExact(a, b);
+        } catch (ArithmeticException x) {
+            throw malformed(what + " add up to more than " + Long.MAX_VALUE);
         }
     }
 
