@@ -15,7 +15,9 @@ import reactor.util.Loggers;
  * it tells the pipeline's listener each file that is in place ({@link PipelineListener#onFile}),
  * for a progress line that counts files. The files that failed are the result's
  * {@link SinkResult#failures()}; what was skipped (a special file the source left out), and a
- * deletion not done because of failures, is logged as a warning, which the tools print.
+ * deletion not done because of failures, is logged as a warning, which the tools print: the
+ * first {@link io.rdmaflux.connector.tree.TreeSinkOptions#maxReported()} of them (the sink passes
+ * on no more), then one line that counts the rest, since a sender may send any number.
  */
 public final class TreeCopySink implements PipelineSink {
 
@@ -67,6 +69,10 @@ public final class TreeCopySink implements PipelineSink {
             return sink.withOptions(sink.options().withListener(files))
                     .writeTree(upstream.data(CodecContext.keyless()))
                     .map(r -> {
+                        String more = r.warningsNotListed();
+                        if (more != null) {
+                            log.warn(more);
+                        }
                         if (r.deletionSkipped()) {
                             // As rclone: a failure may hide a file the source has, so nothing goes.
                             log.warn("nothing deleted in {}: {} entr{} did not arrive, and deletion runs only after "

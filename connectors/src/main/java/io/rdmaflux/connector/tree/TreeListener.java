@@ -30,7 +30,11 @@ public interface TreeListener {
     default void onFailure(TreeFailure failure) {
     }
 
-    /** Something was skipped or is worth knowing (a special file left out, say). */
+    /**
+     * Something was skipped or is worth knowing (a special file left out, say). A tree sink
+     * calls it for the first {@link TreeSinkOptions#maxReported()} warnings only; its report
+     * counts them all ({@link TreeReport#warningsNotListed()}).
+     */
     default void onWarning(String path, String message) {
     }
 }

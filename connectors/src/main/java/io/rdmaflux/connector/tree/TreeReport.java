@@ -17,13 +17,14 @@ import java.util.List;
  *                         ({@link TreeSinkOptions#delete()}); a directory counts once
  * @param failureCount     entries that failed, on either side
  * @param failures         the first of them ({@link TreeSinkOptions#maxReported()}), in order
- * @param warnings         things skipped or worth knowing, as {@code "path: message"}; at most
- *                         {@link TreeSinkOptions#maxReported()}
+ * @param warnings         things skipped or worth knowing, as {@code "path: message"}; the first
+ *                         {@link TreeSinkOptions#maxReported()} of them
+ * @param warningCount     all the warnings, listed or not
  * @param deletionSkipped  whether deletion was asked for but not done, because of failures
  */
 public record TreeReport(String location, long files, long directories, long symlinks, long hardLinks,
                          long unchanged, long bytes, long deleted, long failureCount, List<TreeFailure> failures,
-                         List<String> warnings, boolean deletionSkipped) {
+                         List<String> warnings, long warningCount, boolean deletionSkipped) {
 
     public TreeReport {
         failures = List.copyOf(failures);
@@ -38,6 +39,12 @@ public record TreeReport(String location, long files, long directories, long sym
     /** As a sink's result: the bytes, the location, and the failures as its lines. */
     public SinkResult asSinkResult() {
         return new SinkResult(bytes, location, failureLines());
+    }
+
+    /** The warnings not listed in {@link #warnings()}, as one line ({@code "... and N more warnings"}), or null. */
+    public String warningsNotListed() {
+        long more = warningCount - warnings.size();
+        return more > 0 ? "... and " + more + " more warning" + (more == 1 ? "" : "s") : null;
     }
 
     /** The failures as {@code "path: reason"} lines, with a last line counting those not listed. */

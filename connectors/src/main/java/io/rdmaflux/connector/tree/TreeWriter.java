@@ -135,6 +135,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private long failureCount;
     private final List<TreeFailure> failures = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
+    private long warningCount;
     private boolean deletionSkipped;
 
     TreeWriter(Path dest, TreeSinkOptions options) {
@@ -145,7 +146,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
 
     TreeReport report() {
         return new TreeReport(dest.toString(), files, directoryCount, symlinks, hardLinks, unchanged, bytes, deleted,
-                failureCount, failures, warnings, deletionSkipped);
+                failureCount, failures, warnings, warningCount, deletionSkipped);
     }
 
     // ---- WriteTarget -----------------------------------------------------------------------
@@ -1117,10 +1118,15 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         listener.onFailure(f);
     }
 
+    /**
+     * Lists and passes on the first {@code maxReported} warnings, and counts the rest: a sender
+     * may send any number of them, and the listener's are printed (the report says how many more).
+     */
     private void warn(String path, String message) {
+        warningCount++;
         if (warnings.size() < options.maxReported()) {
             warnings.add((path.isEmpty() ? "." : path) + ": " + message);
+            listener.onWarning(path, message);
         }
-        listener.onWarning(path, message);
     }
 }

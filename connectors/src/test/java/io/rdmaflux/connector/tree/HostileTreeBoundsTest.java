@@ -19,12 +19,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Sizes a hostile sender declares: a few bytes on the wire may not buy unbounded work. A hole
- * costs the receiver the same whatever its length, no record takes a file past its declared
- * size, no size is larger than the destination's file system, and sums of sizes never wrap.
+ * What a hostile sender declares or repeats: a few bytes on the wire may not buy unbounded work
+ * or output. A hole costs the receiver the same whatever its length, no record takes a file
+ * past its declared size, no size is larger than the destination's file system, sums of sizes
+ * never wrap, and warnings are passed on up to a bound and counted beyond it.
  * The time limits below only stop a test that would otherwise never end; they measure nothing.
  */
-class HostileTreeSizesTest {
+class HostileTreeBoundsTest {
 
     private static final Duration HANG_GUARD = Duration.ofSeconds(30);
     private static final byte[] PAYLOAD = "pwned".getBytes(StandardCharsets.UTF_8);
@@ -110,6 +111,36 @@ class HostileTreeSizesTest {
         // Holes were left as holes, not written as zeros: a few blocks each.
         assertThat(allocated(img)).isLessThan(1 << 20);
         assertThat(allocated(end)).isLessThan(1 << 20);
+    }
+
+    @Test
+    void aHundredThousandWarningsArePassedOnUpToTheBoundAndCounted() {
+        Crafted c = Crafted.tree();
+        byte[] message = "look at me".getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < 100_000; i++) {
+            byte[] path = ("w" + i).getBytes(StandardCharsets.UTF_8);
+            ByteBuffer notice = ByteBuffer.allocate(5 + 5 + path.length + message.length);
+            notice.put((byte) 5).putInt(5 + path.length + message.length).put((byte) 1)
+                    .putShort((short) path.length).put(path).putShort((short) message.length).put(message);
+            c.raw(notice.array());
+        }
+        byte[] stream = c.file("fine", PAYLOAD).end().bytes();
+        java.util.concurrent.atomic.AtomicInteger passedOn = new java.util.concurrent.atomic.AtomicInteger();
+        TreeListener counting = new TreeListener() {
+            @Override
+            public void onWarning(String path, String m) {
+                passedOn.incrementAndGet();
+            }
+        };
+        Path dest = dir.resolve("dest");
+        TreeReport report = TreeSink.of(dest, TreeSinkOptions.defaults().withMaxReported(250).withListener(counting))
+                .writeTree(Trees.chunks(stream, 4096)).block(T);
+        assertThat(passedOn).hasValue(250);
+        assertThat(report.warnings()).hasSize(250).startsWith("w0: look at me").endsWith("w249: look at me");
+        assertThat(report.warningCount()).isEqualTo(100_000);
+        assertThat(report.warningsNotListed()).isEqualTo("... and 99750 more warnings");
+        assertThat(report.complete()).isTrue();
+        assertThat(dest.resolve("fine")).hasBinaryContent(PAYLOAD);
     }
 
     /** The CRC32C of {@code a}, {@code zeros} zero bytes and {@code b}, computed byte by byte. */
