@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  * names of one directory per level.
  *
  * <p>Problems that concern one entry (a directory that cannot be listed, a name that is not
- * valid in the file-name encoding, a special file, an entry that vanished) become notices in
- * the walk's order, and the walk goes on.
+ * valid in the file-name encoding, a path longer than a tree stream carries, a special file, an
+ * entry that vanished) become notices in the walk's order, and the walk goes on.
  */
 final class TreeWalker implements Closeable {
 
@@ -166,10 +166,30 @@ final class TreeWalker implements Closeable {
                         + System.getProperty("sun.jnu.encoding") + "); not copied"));
                 continue;
             }
+            String tooLong = tooLong(path, name);
+            if (tooLong != null) {
+                // Named by its directory, whose path fits a record, and its own name in the message.
+                pending.add(new Item(true, top.prefix, tooLong));
+                continue;
+            }
             // A container's roots are what the caller named, as a single root is: links there are followed.
             visit(child, path, top.roots ? FOLLOW : NOFOLLOW);
         }
         return pending.peek();
+    }
+
+    /**
+     * Why an entry at {@code path} cannot be sent, or null: a tree stream carries paths of at
+     * most {@link TreeFormat#MAX_PATH} bytes, and a receiver refuses the whole stream for a
+     * longer one. So such an entry fails here, with what is below it, and the rest goes on.
+     */
+    private static String tooLong(String path, String name) {
+        if (path.length() * 3 <= TreeFormat.MAX_PATH) {
+            return null;   // a char is at most 3 UTF-8 bytes (a surrogate pair 4 for 2 chars)
+        }
+        int bytes = TreeFormat.utf8(path).length;
+        return bytes <= TreeFormat.MAX_PATH ? null : "'" + name + "' in it is not copied, nor anything below it: its path"
+                + " is " + bytes + " bytes, longer than the " + TreeFormat.MAX_PATH + " a tree stream carries";
     }
 
     /** Consumes the item {@link #peek()} returned. */
