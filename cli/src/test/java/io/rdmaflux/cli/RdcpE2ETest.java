@@ -180,6 +180,38 @@ class RdcpE2ETest {
         assertThat(dst.resolve("locked file")).doesNotExist();
     }
 
+    /**
+     * A path longer than a tree stream carries (4096 bytes: here 20 nested 250-byte names) is
+     * legitimate data: that entry fails by name on the sending side, the rest arrives, exit 23.
+     */
+    @Test
+    void aPathTooLongForTheTreeFormatIsNamedTheRestArrivesAndTheExitIs23() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("long"));
+        Files.writeString(src.resolve("top.txt"), "top");
+        Path dst = dir.resolve("long-copy");
+        try {
+            // Built with relative mkdirs: no single path given to the kernel reaches PATH_MAX.
+            shell(src, "mkdir deep && cd deep && for i in $(seq -w 1 20); do n=$i$(printf 'x%.0s' $(seq 1 248));"
+                    + " mkdir \"$n\" && cd \"$n\" || exit 1; done; echo leaf > leaf.txt");
+            Tool t = rdcp("-r", src.toString(), dst.toString());
+            assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.PARTIAL);
+            assertThat(t.err()).contains("rdcp: not copied: deep/.../17" + "x".repeat(248) + ": not copied, nor anything"
+                    + " below it: its path (shortened here) is 4271 bytes, longer than the 4096 bytes a tree stream carries");
+            assertThat(t.err()).doesNotContain("refused tree stream");
+            assertThat(Files.readString(dst.resolve("top.txt"))).isEqualTo("top");
+        } finally {
+            // Java cannot delete paths past PATH_MAX; rm works down the tree relative to each directory.
+            shell(dir, "rm -rf long long-copy");
+        }
+    }
+
+    private static void shell(Path cwd, String script) throws Exception {
+        Process p = new ProcessBuilder("bash", "-c", script).directory(cwd.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as(script).isTrue();
+        assertThat(p.exitValue()).as(script + ": " + out).isZero();
+    }
+
     @Test
     void sshFailuresAreOneLineNamingTheHostWithExit69() throws Exception {
         Path src = Files.createDirectories(dir.resolve("src"));

@@ -166,10 +166,14 @@ final class TreeWalker implements Closeable {
                         + System.getProperty("sun.jnu.encoding") + "); not copied"));
                 continue;
             }
-            String tooLong = tooLong(path, name);
-            if (tooLong != null) {
-                // Named by its directory, whose path fits a record, and its own name in the message.
-                pending.add(new Item(true, top.prefix, tooLong));
+            int tooLong = tooLong(path);
+            if (tooLong > 0) {
+                // Named short enough for a record and a line: the path's first component and its own name.
+                int slash = path.indexOf('/');
+                String shown = slash < 0 || slash == path.lastIndexOf('/') ? path
+                        : path.substring(0, slash) + "/.../" + name;
+                pending.add(new Item(true, shown, "not copied, nor anything below it: its path (shortened here) is "
+                        + tooLong + " bytes, longer than the " + TreeFormat.MAX_PATH + " bytes a tree stream carries"));
                 continue;
             }
             // A container's roots are what the caller named, as a single root is: links there are followed.
@@ -179,17 +183,16 @@ final class TreeWalker implements Closeable {
     }
 
     /**
-     * Why an entry at {@code path} cannot be sent, or null: a tree stream carries paths of at
-     * most {@link TreeFormat#MAX_PATH} bytes, and a receiver refuses the whole stream for a
-     * longer one. So such an entry fails here, with what is below it, and the rest goes on.
+     * The length in bytes of {@code path} when it is longer than a tree stream carries
+     * ({@link TreeFormat#MAX_PATH}), else 0. A receiver refuses a whole stream for such a path,
+     * so the entry fails here, with what is below it, and the rest goes on.
      */
-    private static String tooLong(String path, String name) {
+    private static int tooLong(String path) {
         if (path.length() * 3 <= TreeFormat.MAX_PATH) {
-            return null;   // a char is at most 3 UTF-8 bytes (a surrogate pair 4 for 2 chars)
+            return 0;   // a char is at most 3 UTF-8 bytes (a surrogate pair 4 for 2 chars)
         }
         int bytes = TreeFormat.utf8(path).length;
-        return bytes <= TreeFormat.MAX_PATH ? null : "'" + name + "' in it is not copied, nor anything below it: its path"
-                + " is " + bytes + " bytes, longer than the " + TreeFormat.MAX_PATH + " a tree stream carries";
+        return bytes > TreeFormat.MAX_PATH ? bytes : 0;
     }
 
     /** Consumes the item {@link #peek()} returned. */
