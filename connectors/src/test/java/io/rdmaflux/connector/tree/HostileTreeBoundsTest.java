@@ -5,8 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.channel.FluxReceiver;
+import io.rdmaflux.channel.FluxSender;
+import io.rdmaflux.channel.ReceiverServer;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.StreamMetadata;
+import io.rdmaflux.transport.TransportKind;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -14,9 +20,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
 
 /**
  * What a hostile sender declares or repeats: a few bytes on the wire may not buy unbounded work
@@ -48,6 +56,31 @@ class HostileTreeBoundsTest {
         assertThat(dest.resolve("huge")).doesNotExist();
         assertThat(dest.resolve("fine")).hasBinaryContent(PAYLOAD);
         assertThat(Trees.temporaries(dest)).isEmpty();
+    }
+
+    /** The same stream from a hostile sender over the real channel (TCP on loopback): the receiver answers promptly. */
+    @Test
+    void aHoleOfAPetabyteOverTheChannelFailsThatFileAndTheStreamEnds() throws IOException {
+        long huge = 1L << 50;
+        Path dest = dir.resolve("dest");
+        byte[] stream = Crafted.tree().entry(1, Crafted.FILE, Crafted.DATA_FLAG, 0644, huge, "huge", "")
+                .hole(1, huge).fileEnd(1, 0, huge, 0, "").file("fine", PAYLOAD).end().bytes();
+        StreamMetadata metadata = TreeSource.of(Files.createDirectories(dir.resolve("any"))).metadata();
+        AtomicReference<TreeReport> received = new AtomicReference<>();
+        assertTimeoutPreemptively(HANG_GUARD, () -> {
+            ReceiverServer server = FluxReceiver.create().host("127.0.0.1").port(0).key("k").transport(TransportKind.TCP)
+                    .handle(in -> TreeSink.of(dest).writeTree(in.receiveChunks()).doOnNext(received::set).then())
+                    .bind().block(T);
+            try {
+                FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key("k").transport(TransportKind.TCP)
+                        .send(metadata, s -> Flux.just(Chunk.wrap(ByteBuffer.wrap(stream)))).block(T);
+            } finally {
+                server.dispose();
+            }
+        });
+        assertThat(received.get().failureLines()).singleElement().asString().startsWith("huge: not written: it is "
+                + huge + " bytes");
+        assertThat(dest.resolve("fine")).hasBinaryContent(PAYLOAD);
     }
 
     @Test
