@@ -257,6 +257,54 @@ class RunE2ETest {
         assertThat(dst.resolve("extra.txt")).exists();
     }
 
+    /**
+     * A peer's tree stream of 100,000 warning notices (written here byte by byte, per
+     * docs/tree-format.md) prints the first 1000 and one line that counts the rest: it printed
+     * 100,000 lines.
+     */
+    @Test
+    void warningsFromAPeerArePrintedUpToTheCapAndCounted() throws IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+        out.write("RDTR".getBytes(StandardCharsets.US_ASCII));
+        out.writeShort(1);
+        out.writeShort(0);
+        // The root: ENTRY id 0, a directory, mode 0755, no path, no link.
+        out.writeByte(1);
+        out.writeInt(28);
+        out.writeInt(0);
+        out.writeByte(2);
+        out.writeByte(0);
+        out.writeShort(0755);
+        out.writeLong(1_000_000_000_000_000_000L);
+        out.writeLong(0);
+        out.writeShort(0);
+        out.writeShort(0);
+        byte[] message = "worth knowing".getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i < 100_000; i++) {
+            byte[] path = ("w" + i).getBytes(StandardCharsets.US_ASCII);
+            out.writeByte(5);
+            out.writeInt(5 + path.length + message.length);
+            out.writeByte(1);   // a warning
+            out.writeShort(path.length);
+            out.write(path);
+            out.writeShort(message.length);
+            out.write(message);
+        }
+        out.writeByte(6);
+        out.writeInt(20);
+        out.writeLong(1);
+        out.writeLong(0);
+        out.writeInt(0);
+        Files.write(dir.resolve("warnings.tree"), bytes.toByteArray());
+        yaml("w.yaml", "source: {type: file, path: warnings.tree}\nsink: {type: tree, path: dst}\n");
+        Tool t = rdflux(Map.of(), "run", "w.yaml");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(t.err().lines().toList()).hasSize(1001)
+                .startsWith("rdflux: warning: w0: worth knowing")
+                .endsWith("rdflux: warning: w999: worth knowing", "rdflux: warning: ... and 99000 more warnings");
+    }
+
     @Test
     void pluginsListsEveryBuiltInWithItsOptions() throws IOException {
         Tool t = rdflux(Map.of(), "plugins");
