@@ -18,8 +18,8 @@ import java.util.Objects;
  *                     any failure. Default false
  * @param maxOpenFiles the most files a stream may have open at once; a stream that opens more is
  *                     refused. Default 128 (a tree source has at most 65)
- * @param maxReported  the most failures and warnings listed by name in the report (all are
- *                     counted); default 1000
+ * @param maxReported  the most failures and warnings listed by name in the report, and the
+ *                     most warnings passed on to the listener (all are counted); default 1000
  * @param listener     progress, called on the writing thread
  * @param writerThreads how many threads of the sink's own write small files (up to 64 KiB) to
  *                     disk, beside the thread that reads the stream, which writes larger files
