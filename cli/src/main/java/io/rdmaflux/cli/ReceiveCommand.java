@@ -35,7 +35,8 @@ import reactor.core.publisher.Mono;
                 + "of --command CMD), "
                 + "then exit. Listens for RDMA and TCP on the same port when RDMA is usable. A file is "
                 + "written under a temporary name, synced and renamed when the stream is complete and "
-                + "verified; on any failure, and on Ctrl-C, the partial file is removed. PORT 0 picks a "
+                + "verified; on any failure, and on Ctrl-C, the partial file is removed. A device or FIFO is "
+                + "written through, never replaced. PORT 0 picks a "
                 + "free port and prints it: 'rdrecv: listening on ADDRESS:PORT'."},
         parameterListHeading = "%nArguments:%n",
         optionListHeading = "%nOptions:%n",

@@ -61,6 +61,7 @@ public final class FileSink implements Sink {
     private static final Logger log = Loggers.getLogger(FileSink.class);
     private static final int S_IFMT = 0170000;
     private static final int S_IFBLK = 0060000;
+    private static final int S_IFCHR = 0020000;
     private static final Path DEV_NULL = Path.of("/dev/null");
 
     private final Path path;
@@ -221,6 +222,19 @@ public final class FileSink implements Sink {
         } catch (IOException | SecurityException e) {
             Reason r = IoErrors.classify(e);
             throw ConnectorException.sink(r, "cannot write " + path + ": " + IoErrors.phrase(r, e), e);
+        }
+    }
+
+    /**
+     * Whether {@code p} is the null device: a character device with /dev/null's numbers, under
+     * whatever name (a container's or a test's own node, made with mknod, is the same device).
+     */
+    private static boolean isNullDevice(Path p) {
+        try {
+            return ((Integer) Files.getAttribute(p, "unix:mode") & S_IFMT) == S_IFCHR
+                    && Files.getAttribute(p, "unix:rdev").equals(Files.getAttribute(DEV_NULL, "unix:rdev"));
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return p.equals(DEV_NULL);
         }
     }
 
@@ -470,7 +484,7 @@ public final class FileSink implements Sink {
                 // Nothing to clean up in a special file.
             }
             // What went to /dev/null is gone: no news (rdpipe ends a part's discarded output there).
-            return plan.target().equals(DEV_NULL) ? "" : written + " bytes were already written to " + path;
+            return isNullDevice(plan.target()) ? "" : written + " bytes were already written to " + path;
         }
 
         @Override

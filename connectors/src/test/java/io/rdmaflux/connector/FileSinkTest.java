@@ -253,25 +253,53 @@ class FileSinkTest {
     }
 
     @Test
-    void devNullIsWrittenInPlace() {
-        FileSink sink = FileSink.of(Path.of("/dev/null"));
+    void aNullDeviceIsWrittenInPlace() throws Exception {
+        Path dev = nullDevice();
+        FileSink sink = FileSink.of(dev);
         assertThat(sink.inPlace()).isTrue();
         BufferPool pool = new BufferPool("null", 4096, 4);
         StepVerifier.create(sink.write(chunksOf(randomBytes(40_000, 17), 4096, pool)))
-                .expectNext(new SinkResult(40_000, "/dev/null"))
+                .expectNext(new SinkResult(40_000, dev.toString()))
                 .expectComplete().verify(T);
         assertThat(pool.outstanding()).isZero();
+        assertThat(((Integer) Files.getAttribute(dev, "unix:mode") & 0170000)).as("still a character device")
+                .isEqualTo(0020000);
+        assertThat(list(dir)).containsExactly("null");
     }
 
     @Test
-    void aFailedStreamToDevNullSaysNothingOfTheBytesItDiscarded() {
+    void aFailedStreamToANullDeviceSaysNothingOfTheBytesItDiscarded() throws Exception {
         BufferPool pool = new BufferPool("null", 4096, 4);
-        StepVerifier.create(FileSink.of(Path.of("/dev/null")).write(chunksOf(randomBytes(10_000, 19), 4096, pool)
+        StepVerifier.create(FileSink.of(nullDevice()).write(chunksOf(randomBytes(10_000, 19), 4096, pool)
                         .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "cut")))))
                 .expectErrorSatisfies(e -> assertThat(e).hasMessage("cut"))
                 .verify(T);
         // The failure is reported before the queued chunks are released (see WriteLoop.fail).
         await("chunks released", () -> pool.outstanding() == 0);
+    }
+
+    @Test
+    void aFailedStreamToAnotherDeviceSaysHowMuchItWrote() throws Exception {
+        // /dev/zero's numbers: writes succeed and are discarded, but it is not the null device.
+        Path dev = dir.resolve("zero");
+        Assumptions.assumeTrue(run("mknod", dev.toString(), "c", "1", "5") == 0, "mknod needs root");
+        BufferPool pool = new BufferPool("zero", 4096, 4);
+        StepVerifier.create(FileSink.of(dev).write(chunksOf(randomBytes(10_000, 20), 4096, pool)
+                        .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "cut")))))
+                .expectErrorSatisfies(e -> assertThat(e.getMessage())
+                        .matches("cut; \\d+ bytes were already written to " + java.util.regex.Pattern.quote(dev.toString())))
+                .verify(T);
+        await("chunks released", () -> pool.outstanding() == 0);
+    }
+
+    /**
+     * A character device with /dev/null's numbers, made with mknod in the test's directory: a
+     * test never names the system's own /dev/null as a destination.
+     */
+    private Path nullDevice() throws Exception {
+        Path dev = dir.resolve("null");
+        Assumptions.assumeTrue(run("mknod", dev.toString(), "c", "1", "3") == 0, "mknod needs root");
+        return dev;
     }
 
     @Test

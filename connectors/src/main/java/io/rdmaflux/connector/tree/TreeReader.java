@@ -293,8 +293,10 @@ final class TreeReader {
             headerWritten = true;
             if (container != null) {
                 walker = new TreeWalker(container, options.followSymlinks());
-            } else if (listing && !Files.exists(root)) {
-                walker = null;   // the listing of a missing destination is empty
+            } else if (listing && (!Files.exists(root) || isSpecial(root))) {
+                // The listing of a missing destination is empty; so is that of a device or FIFO,
+                // which the copy writes through (there is nothing in it to compare or keep).
+                walker = null;
             } else {
                 walker = new TreeWalker(root, options.followSymlinks());
             }
@@ -746,5 +748,10 @@ final class TreeReader {
             }
         }
         return true;
+    }
+
+    /** Whether {@code root}, a link there followed, exists and is neither a directory nor a regular file. */
+    private static boolean isSpecial(Path root) {
+        return Files.exists(root) && !Files.isDirectory(root) && !Files.isRegularFile(root);
     }
 }

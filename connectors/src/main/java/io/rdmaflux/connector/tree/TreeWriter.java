@@ -85,6 +85,11 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     static final int QUEUED_MAX = 64 * 1024;
     /** The most small files one stream holds gathered or queued: 16 MiB of buffers. */
     static final int QUEUED_FILES = 256;
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFIFO = 0010000;
+    private static final int S_IFCHR = 0020000;
+    private static final int S_IFBLK = 0060000;
+    private static final int S_IFSOCK = 0140000;
 
     private final Path dest;
     private final TreeSinkOptions options;
@@ -198,7 +203,11 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     @Override
     public String abort() {
         int removed = 0;
+        String through = "";
         for (OpenFile f : open.values()) {
+            if (f.through && f.channel != null) {
+                through = "; what arrived was already written through to " + f.target + ", which keeps it";
+            }
             if (f.discard()) {
                 removed++;
             }
@@ -213,7 +222,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         removeEmptyCreatedDirectories();
         String kept = files + hardLinks + symlinks > 0
                 ? "; the " + (files + hardLinks + symlinks) + " files and links completed before it are in place" : "";
-        return (removed > 0 ? "partial files removed" : "no partial file left") + kept;
+        return (removed > 0 ? "partial files removed" : "no partial file left") + kept + through;
     }
 
     /**
@@ -394,7 +403,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             f.discard();
             linkTarget(f, false);
             if (!f.ignored) {
-                failed(e.path(), failure);
+                failed(e.path(), f.kept(failure));
             }
             return;
         }
@@ -410,13 +419,13 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         if (f.localFailure != null) {
             f.discard();
             linkTarget(f, false);
-            failed(e.path(), f.localFailure);
+            failed(e.path(), f.kept(f.localFailure));
             return;
         }
         if (f.crc.value() != crc) {
             f.discard();
             linkTarget(f, false);
-            failed(e.path(), "its CRC32C does not match: the data arrived damaged");
+            failed(e.path(), f.kept("its CRC32C does not match: the data arrived damaged"));
             return;
         }
         f.commit();
@@ -512,6 +521,11 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     }
 
     private void symlink(TreeEntry e, Path target) throws IOException {
+        if (e.path().isEmpty() && writtenThrough(target) != 0) {
+            // Renamed over it, the link would replace the device or FIFO the user named.
+            throw ConnectorException.sink(ConnectorException.Reason.NOT_A_FILE, "cannot write " + dest
+                    + ": a symbolic link cannot be written through a device or FIFO", null);
+        }
         Path temp = null;
         try {
             if (fresh(e.path()) && createDirectly(target, e)) {
@@ -615,6 +629,13 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         final boolean ignored;
         /** Whether its directory is one this sink created (decided here: the writers do not read the set). */
         final boolean fresh;
+        /**
+         * The tree's only file, whose destination is a device or FIFO: written through it in
+         * order, as cp writes one, never replaced (see {@link #writtenThrough}).
+         */
+        final boolean through;
+        /** With {@code through}: whether it is a block device, which fsync applies to. */
+        final boolean syncable;
         final Crc32c.Running crc = new Crc32c.Running();
         /** What is being written: the target, or a temporary name; null before the first write. */
         Path path;
@@ -631,6 +652,9 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             this.flags = flags;
             this.ignored = ignored;
             this.fresh = !ignored && fresh(entry.path());
+            int special = ignored || !entry.path().isEmpty() ? 0 : writtenThrough(target);
+            this.through = special != 0;
+            this.syncable = special == S_IFBLK;
             if (ignored) {
                 localFailure = "not written";
             }
@@ -638,7 +662,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
 
         /** Makes this a file a writer thread writes, if it is small and the budget allows. */
         void gather() throws IOException {
-            if (options.writerThreads() == 0 || entry.size() > QUEUED_MAX) {
+            if (options.writerThreads() == 0 || entry.size() > QUEUED_MAX || through) {
                 return;
             }
             if (reserve()) {
@@ -674,7 +698,8 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             try {
                 create();
                 while (data.hasRemaining()) {
-                    at += channel.write(data, at);
+                    // A FIFO has no positions: written through, the bytes go in order.
+                    at += through ? channel.write(data) : channel.write(data, at);
                 }
             } catch (IOException x) {
                 fatalIfFull(entry.path(), x);
@@ -689,6 +714,9 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
          */
         void skip(long count) {
             crc.zeros(count);
+            if (through && localFailure == null) {
+                writeZeros(count);
+            }
             if (gathered != null) {
                 for (long at = received; at < received + count; ) {
                     int n = (int) Math.min(received + count - at, ZEROS.capacity());
@@ -700,7 +728,31 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             endsInHole = true;
         }
 
+        /** Written through, a hole is its zeros: a device or FIFO cannot skip ahead. */
+        private void writeZeros(long count) {
+            try {
+                create();
+                for (long left = count; left > 0; ) {
+                    ByteBuffer z = ZEROS.slice(0, (int) Math.min(left, ZEROS.capacity()));
+                    left -= z.remaining();
+                    while (z.hasRemaining()) {
+                        channel.write(z);
+                    }
+                }
+            } catch (IOException x) {
+                fatalIfFull(entry.path(), x);
+                localFailure = "cannot write it: " + phrase(x);
+                closeAndDelete();
+            }
+        }
+
         private void create() throws IOException {
+            if (channel == null && through) {
+                // No temporary name, no truncation, no rename: the device or FIFO itself, opened
+                // for writing (a FIFO waits here for its reader, as it would for cp).
+                channel = FileChannel.open(target, StandardOpenOption.WRITE);
+                return;
+            }
             if (channel == null) {
                 Output out = createFile(target, fresh);
                 path = out.path();
@@ -716,15 +768,18 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             }
             try {
                 create();
-                if (endsInHole) {
+                if (endsInHole && !through) {
                     // A hole at the end is not written: one zero byte gives the file its length.
                     channel.write(ZERO.duplicate(), received - 1);
                 }
-                if (options.io().fsync()) {
+                if (options.io().fsync() && (!through || syncable)) {
                     channel.force(true);
                 }
                 channel.close();
-                place(path, target, entry);
+                if (!through) {
+                    // Written through, a device or FIFO keeps its own mode and times, as with cp.
+                    place(path, target, entry);
+                }
                 path = null;
             } catch (IOException x) {
                 closeAndDelete();
@@ -737,6 +792,13 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             bytes = add(bytes, received, "the bytes written");
             linkTarget(this, true);
             listener.onDone(entry, received);
+        }
+
+        /** {@code reason}, and for a file written through, that what it was given stays there. */
+        String kept(String reason) {
+            return through && channel != null
+                    ? reason + "; what arrived before was already written through to " + target + ", which keeps it"
+                    : reason;
         }
 
         /** Closes and removes what was written, or gives back a gathered file's budget; true when a file was there. */
@@ -761,6 +823,26 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             deleteQuietly(path);
             path = null;
         }
+    }
+
+    /**
+     * What the destination of a tree of one file is when it is written through rather than
+     * replaced: {@link #S_IFCHR}, {@link #S_IFBLK} or {@link #S_IFIFO} for an existing character
+     * device, block device or FIFO (a symbolic link to one followed, as cp follows it), else 0.
+     * A socket cannot be written, and is not replaced either: the copy fails.
+     */
+    private int writtenThrough(Path target) {
+        int type;
+        try {
+            type = (Integer) Files.getAttribute(target, "unix:mode") & S_IFMT;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException x) {
+            return 0;   // missing (created as usual), or a system with no modes: no devices either
+        }
+        if (type == S_IFSOCK) {
+            throw ConnectorException.sink(ConnectorException.Reason.NOT_A_FILE, "cannot write " + dest
+                    + ": it is a socket", null);
+        }
+        return type == S_IFCHR || type == S_IFBLK || type == S_IFIFO ? type : 0;
     }
 
     /**

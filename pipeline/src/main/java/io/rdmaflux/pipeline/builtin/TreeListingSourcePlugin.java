@@ -23,7 +23,7 @@ public final class TreeListingSourcePlugin implements SourcePlugin {
     @Override
     public String description() {
         return "Lists a destination tree (paths, kinds, modes, sizes, mtimes; no contents) for a tree source's sync; "
-                + "a missing destination lists empty.";
+                + "a missing destination lists empty, and so does a device or FIFO.";
     }
 
     @Override

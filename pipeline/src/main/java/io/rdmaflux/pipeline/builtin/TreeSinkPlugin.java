@@ -22,7 +22,8 @@ import java.util.List;
 public final class TreeSinkPlugin implements SinkPlugin {
 
     static final OptionSpec<Path> PATH = OptionSpec.required("path", ValueType.path(),
-            "The destination: created as the copy of the tree's root, or merged into when it is a directory.");
+            "The destination: created as the copy of the tree's root, or merged into when it is a directory; "
+                + "a device or FIFO there is written through by a tree of one file, never replaced.");
     static final OptionSpec<String> NAME = OptionSpec.optional("name", ValueType.string(), null,
             "When path is an existing directory, make path/NAME the copy instead (as cp -r SRC DIR makes DIR/SRC).");
     static final OptionSpec<Boolean> DIRECTORY = OptionSpec.optional("directory", ValueType.bool(), false,

@@ -1,0 +1,123 @@
+package io.rdmaflux.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.rdmaflux.cli.remote.ShellWords;
+import io.rdmaflux.cli.remote.SshFixture;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * rdma-pipe's first example, {@code rdcp -v big_file host:/dev/null}, against the loopback sshd
+ * (hosts h1, h2), on a character device with /dev/null's numbers made with mknod in the test's
+ * directory, never the system's own: the remote end writes through it and it stays a device.
+ * The rule is in docs/tree-format.md; {@link SpecialDestinationE2ETest} has the local cases.
+ */
+class SpecialDestinationRemoteE2ETest {
+
+    @RegisterExtension
+    static final SshFixture sshd = new SshFixture();
+
+    private static final Duration LIMIT = Duration.ofSeconds(120);
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFCHR = 0020000;
+
+    @TempDir
+    Path dir;
+
+    private Path tool;
+    private Path src;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        tool = dir.resolve("rdflux on remote");
+        Files.writeString(tool, "#!/bin/sh\n"
+                + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
+                + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote(marker()) + "\n"
+                + "exec " + ShellWords.quote(Tool.HOME.resolve("bin/rdflux").toString()) + " \"$@\"\n");
+        Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
+        src = Files2.random(dir.resolve("big_file"), 3 * 1024 * 1024 + 17, 22);
+    }
+
+    @AfterEach
+    void nothingLeftRunning() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        List<ProcessHandle> left = marked();
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            left = marked();
+        }
+        left.forEach(ProcessHandle::destroyForcibly);
+        assertThat(left).as("processes of this test still running").isEmpty();
+    }
+
+    @Test
+    void pushToARemoteDeviceWritesThroughIt() throws Exception {
+        Path dev = charDevice("null");
+        Tool t = rdcp("-v", src.toString(), "h1:" + dev);
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(type(dev)).isEqualTo(S_IFCHR);
+        assertThat(leftovers()).isEmpty();
+    }
+
+    @Test
+    void syncToARemoteDeviceWritesThroughIt() throws Exception {
+        Path dev = charDevice("null");
+        Tool t = rdcp("--sync", src.toString(), "h2:" + dev);
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(type(dev)).isEqualTo(S_IFCHR);
+        assertThat(leftovers()).isEmpty();
+    }
+
+    private Tool rdcp(String... args) {
+        List<String> all = new ArrayList<>(List.of("-e", sshd.rsh(), "--rdflux-path", ShellWords.quote(tool.toString())));
+        all.addAll(List.of(args));
+        return Tool.start(dir, "rdcp", ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE,
+                Map.of("RDFLUX_JAVA_OPTS", marker()), all.toArray(String[]::new));
+    }
+
+    /** A character device with /dev/null's numbers, made in the test's directory (needs root). */
+    private Path charDevice(String name) throws Exception {
+        Path p = dir.resolve(name);
+        Process mknod = new ProcessBuilder("mknod", p.toString(), "c", "1", "3").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        assumeTrue(mknod.waitFor(30, TimeUnit.SECONDS) && mknod.exitValue() == 0, "mknod needs root");
+        return p;
+    }
+
+    private static int type(Path p) throws IOException {
+        return (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS) & S_IFMT;
+    }
+
+    /** Temporary or partial files left in the test's directory. */
+    private List<Path> leftovers() throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".part")).toList();
+        }
+    }
+
+    private String marker() {
+        return "-Drdflux.test.marker=" + dir;
+    }
+
+    private List<ProcessHandle> marked() {
+        String marker = dir.toString();
+        return ProcessHandle.allProcesses().filter(p -> p.isAlive()
+                && p.info().commandLine().map(c -> c.contains(marker)).orElse(false)).toList();
+    }
+}
