@@ -321,7 +321,9 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             case DIRECTORY -> directory(e, target);
             case FILE -> {
                 if ((flags & TreeFormat.F_DATA) != 0) {
-                    String tooLarge = tooLarge(e.size());
+                    // A device or FIFO written through is not bounded by the file system it sits in.
+                    boolean through = path.isEmpty() && writtenThrough(target) != 0;
+                    String tooLarge = through ? null : tooLarge(e.size());
                     if (tooLarge != null) {
                         if (path.isEmpty()) {
                             // The copy is that file: it fails as a whole, as a file it cannot write would.

@@ -75,6 +75,26 @@ class SpecialDestinationTest {
     }
 
     @Test
+    void aDeviceIsNotBoundedByTheSizeOfTheFileSystemItSitsIn() throws Exception {
+        // rdcp of a file larger than /dev's small devtmpfs to /dev/null must not be refused as
+        // "more than the destination's whole file system": the bytes go to the device. The
+        // sender declares a size no file system holds, sends a little and then fails the file,
+        // so the sink's verdict is the sender's reason, not a size refusal up front.
+        Path dev = charDevice(dir.resolve("null"));
+        byte[] some = new byte[1000];
+        byte[] stream = new Crafted().header(0)
+                .entry(0, Crafted.FILE, Crafted.DATA_FLAG, 0644, Long.MAX_VALUE, "", "")
+                .data(0, some).fileEnd(0, 1, some.length, 0, "read error on the sender").end().bytes();
+
+        TreeReport report = TreeSink.of(dev).writeTree(Trees.chunks(stream, 5)).block(T);
+
+        assertThat(report.complete()).isFalse();
+        assertThat(String.join("\n", report.failureLines())).contains("read error on the sender")
+                .doesNotContain("whole file system");
+        assertThat(type(dev)).isEqualTo(S_IFCHR);
+    }
+
+    @Test
     void aLinkToADeviceIsFollowedAsCpFollowsIt() throws Exception {
         Path src = file(dir.resolve("src"), 10_000, 3);
         Path dev = charDevice(dir.resolve("null"));
