@@ -392,15 +392,13 @@ final class TreeReader {
         if (baseline == null) {
             return false;
         }
-        TreeEntry there = baseline.get(item.entry.path()).orElse(null);
         TreeEntry here = item.entry;
-        if (there == null || there.kind() != TreeEntry.Kind.FILE || there.size() != here.size()) {
-            return false;
-        }
         if (options.compare() == TreeSourceOptions.Compare.SIZE_AND_MTIME) {
-            return there.mtimeNanos() == here.mtimeNanos();
+            return baseline.hasFile(here.path(), here.size(), here.mtimeNanos());
         }
-        if (there.checksum() == null) {
+        TreeEntry there = baseline.get(here.path()).orElse(null);
+        if (there == null || there.kind() != TreeEntry.Kind.FILE || there.size() != here.size()
+                || there.checksum() == null) {
             return false;
         }
         try {
