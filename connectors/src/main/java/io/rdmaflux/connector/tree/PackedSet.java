@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A set of byte strings with a small state each, packed for entries counted in millions: each
- * key's bytes and state in shared byte blocks, found through an open-addressing table of their
- * addresses. About 11 bytes a key besides its own, where a {@code HashSet<String>} takes about
+ * A set of byte strings with a small state and an optional value each, packed for entries
+ * counted in millions: each key's bytes, state and value in shared byte blocks, found through an
+ * open-addressing table of their addresses. About 15 bytes a key besides its own (5 in its block, 2 to 4 table slots), where a {@code HashSet<String>} takes about
  * 80. Not thread-safe.
  */
 final class PackedSet {
@@ -41,23 +41,32 @@ final class PackedSet {
      * the key already there; returns the key's address.
      */
     int put(byte[] key, int state) {
+        return put(key, state, null);
+    }
+
+    /**
+     * Adds {@code key} with {@code state} and {@code value} (each at most 65,535 bytes), or sets
+     * the state of the key already there (its value stays); returns the key's address.
+     */
+    int put(byte[] key, int state, byte[] value) {
         int at = find(key);
         if (at >= 0) {
             setState(at, state);
             return at;
         }
-        if (key.length > 0xffff) {
-            throw new IllegalArgumentException("a key of " + key.length + " bytes");
+        byte[] v = value == null ? new byte[0] : value;
+        if (key.length > 0xffff || v.length > 0xffff) {
+            throw new IllegalArgumentException("a key of " + key.length + " bytes or a value of " + v.length);
         }
         if ((size + 1) * 2L > table.length) {
             grow();
         }
-        int n = 3 + key.length;
+        int n = 5 + key.length + v.length;
         if (block == null || pos + n > block.length) {
             if (blocks.size() == MAX_BLOCKS) {
                 throw new IllegalStateException("a set larger than 2 GiB");
             }
-            // Growing blocks: a small set stays small. A key always fits one (65,538 bytes at most).
+            // Growing blocks: a small set stays small. A record always fits one (131,075 bytes at most).
             block = new byte[Math.max(n, block == null ? 1024 : Math.min(MAX_BLOCK, block.length * 2))];
             blocks.add(block);
             blockBytes += block.length;
@@ -68,6 +77,10 @@ final class PackedSet {
         block[pos + 1] = (byte) (key.length >>> 8);
         block[pos + 2] = (byte) key.length;
         System.arraycopy(key, 0, block, pos + 3, key.length);
+        int o = pos + 3 + key.length;
+        block[o] = (byte) (v.length >>> 8);
+        block[o + 1] = (byte) v.length;
+        System.arraycopy(v, 0, block, o + 2, v.length);
         pos += n;
         insert(at, hash(key, 0, key.length));
         size++;
@@ -83,6 +96,18 @@ final class PackedSet {
     int state(byte[] key) {
         int at = find(key);
         return at < 0 ? -1 : blocks.get(at >>> OFFSET_BITS)[at & (MAX_BLOCK - 1)] & 0xff;
+    }
+
+    /** The value of {@code key} (empty if it was given none), or null when it is not in the set. */
+    byte[] value(byte[] key) {
+        int at = find(key);
+        if (at < 0) {
+            return null;
+        }
+        byte[] b = blocks.get(at >>> OFFSET_BITS);
+        int o = (at & (MAX_BLOCK - 1)) + 3 + ((b[(at & (MAX_BLOCK - 1)) + 1] & 0xff) << 8 | b[(at & (MAX_BLOCK - 1)) + 2] & 0xff);
+        int len = (b[o] & 0xff) << 8 | b[o + 1] & 0xff;
+        return Arrays.copyOfRange(b, o + 2, o + 2 + len);
     }
 
     private void setState(int at, int state) {
