@@ -26,7 +26,7 @@ class MemoryE2ETest {
 
     private static final Duration LIMIT = Duration.ofSeconds(300);
     /** A heap too small for the 100,000-entry listing as a map of entries (15 MB), ample when packed. */
-    private static final String SMALL_HEAP = "-Xmx24m";
+    private static final String SMALL_HEAP = "-Xms16m -Xmx24m";
 
     @TempDir
     Path dir;
@@ -57,7 +57,7 @@ class MemoryE2ETest {
     @Test
     void aJvmOutOfMemoryExitsAtOnceWithThreeAndOneLineSayingHowToRaiseTheHeap() throws IOException {
         // 2 MiB is less than the tools need to start: the first allocation past it fails.
-        Tool t = run("rdcp", "-Xmx2m", "--help");
+        Tool t = run("rdcp", "-Xms2m -Xmx2m", "--help");
         int code = t.exitCode(LIMIT);
         String out = new String(t.process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(code).as(t.err()).isEqualTo(ExitCode.OUT_OF_MEMORY);
@@ -70,10 +70,14 @@ class MemoryE2ETest {
     @Test
     void aTreeOfAHundredThousandEntriesCopiesAndSyncsInASmallHeap() throws IOException {
         Path src = Files.createDirectory(dir.resolve("src"));
+        Path elsewhere = Files.createDirectory(dir.resolve("elsewhere"));
         for (int d = 0; d < 100; d++) {
             Path sub = Files.createDirectory(src.resolve(String.format("d%04d", d)));
             for (int f = 0; f < 1000; f++) {
-                Files.createFile(sub.resolve(String.format("f%06d", f)));
+                Path file = Files.createFile(sub.resolve(String.format("f%06d", f)));
+                // Each file has a second name outside the tree (as in a snapshot of hard-linked
+                // backups): both ends keep every one's path, in case the tree names it again.
+                Files.createLink(elsewhere.resolve(d + "-" + f), file);
             }
         }
         String dst = dir.resolve("dst").toString();
