@@ -18,6 +18,12 @@ import java.util.Map;
 public final class ExitCode {
 
     public static final int OK = 0;
+    /**
+     * Out of memory: the JVM's heap ran out. Not returned by the tools' code: the launchers run
+     * the JVM with {@code -XX:+ExitOnOutOfMemoryError}, whose status this is, and print one line
+     * that says how to raise the heap (bin/rdflux-launch).
+     */
+    public static final int OUT_OF_MEMORY = 3;
     /** Partial transfer: some files of a tree could not be read or written, the rest arrived (rdcp; as rsync). */
     public static final int PARTIAL = 23;
     /** Bad arguments or options. */
@@ -59,6 +65,7 @@ public final class ExitCode {
     /** One line for each code, for every tool's --help: all tools share the table. */
     private static final Object[][] HELP = {
         {OK, "success"},
+        {OUT_OF_MEMORY, "out of memory: the Java heap ran out (raise it with RDFLUX_JAVA_OPTS=-Xmx...)"},
         {PARTIAL, "partial transfer (rdcp, a tree sink): the files named on stderr did not arrive"},
         {USAGE, "bad arguments or options"},
         {DATA, "corrupt or tampered data"},

@@ -16,7 +16,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -81,7 +80,8 @@ final class TreeReader {
     private Pending held;
     private Packing current;
     private final List<Lane> toStart = new ArrayList<>();
-    private final Map<Object, String> linkTargets = new HashMap<>();
+    /** Files with several names: their file key's text, and the path they were sent under first. */
+    private final PackedSet linkTargets = new PackedSet();
     private int nextId;
     private long okBytes;
     private long failures;
@@ -359,11 +359,15 @@ final class TreeReader {
         }
         int flags = 0;
         if (options.hardLinks() && item.nlink > 1 && item.fileKey != null) {
-            String first = linkTargets.putIfAbsent(item.fileKey, e.path());
+            // The key's text (device and inode): packed, a tree whose every file has another
+            // name elsewhere costs some 50 bytes a file here, not the 130 of a map of objects.
+            byte[] key = TreeFormat.utf8(item.fileKey.toString());
+            byte[] first = linkTargets.value(key);
             if (first != null) {
                 return new Pending(item, new TreeEntry(e.path(), TreeEntry.Kind.HARD_LINK, e.mode(), e.mtimeNanos(),
-                        0, first, null), 0, false, null);
+                        0, new String(first, java.nio.charset.StandardCharsets.UTF_8), null), 0, false, null);
             }
+            linkTargets.put(key, 0, TreeFormat.utf8(e.path()));
             flags = TreeFormat.F_LINK_TARGET;
         }
         if (current(item)) {
@@ -394,15 +398,13 @@ final class TreeReader {
         if (baseline == null) {
             return false;
         }
-        TreeEntry there = baseline.get(item.entry.path()).orElse(null);
         TreeEntry here = item.entry;
-        if (there == null || there.kind() != TreeEntry.Kind.FILE || there.size() != here.size()) {
-            return false;
-        }
         if (options.compare() == TreeSourceOptions.Compare.SIZE_AND_MTIME) {
-            return there.mtimeNanos() == here.mtimeNanos();
+            return baseline.hasFile(here.path(), here.size(), here.mtimeNanos());
         }
-        if (there.checksum() == null) {
+        TreeEntry there = baseline.get(here.path()).orElse(null);
+        if (there == null || there.kind() != TreeEntry.Kind.FILE || there.size() != here.size()
+                || there.checksum() == null) {
             return false;
         }
         try {

@@ -10,7 +10,8 @@ import java.util.Objects;
  * open file per file the sender reads at once (at most {@code maxOpenFiles}), at most 16 MiB of
  * small files gathered for its writer threads, and for the whole
  * tree: the paths of its directories (their modes and times are set last), of the files that
- * have hard links, and with {@code delete}, the names of every entry.
+ * have hard links, and with {@code delete}, the names of every entry, packed; a stream that
+ * makes it hold more than a quarter of the heap is refused.
  *
  * @param io           prefetch, fsync (each file and the directories, before success), scheduler
  * @param delete       whether entries of the destination that the source does not have are

@@ -180,9 +180,7 @@ public final class TreeSource implements Source {
                         continue;
                     }
                     files++;
-                    TreeEntry there = baseline == null ? null : baseline.get(e.path()).orElse(null);
-                    if (there == null || there.kind() != TreeEntry.Kind.FILE || there.size() != e.size()
-                            || there.mtimeNanos() != e.mtimeNanos()) {
+                    if (baseline == null || !baseline.hasFile(e.path(), e.size(), e.mtimeNanos())) {
                         bytes += e.size();
                     }
                 }

@@ -10,7 +10,8 @@ import java.util.Objects;
  * files read in parallel alike, draw from {@code io}'s {@link SourceOptions#permits() permits}
  * of {@link SourceOptions#chunkSize() chunkSize} bytes, so a slow subscriber stalls the reads
  * instead of growing memory. Besides the buffers, the walk holds the names of one directory per
- * level of depth, and the paths of files with several hard links.
+ * level of depth, and the paths of files with several hard links (packed: some 50 bytes and the
+ * path's each), and a sync its baseline ({@link TreeListing}, packed and bounded in bytes).
  *
  * @param io             chunk size (at least 32 KiB; the codec block size when codecs run),
  *                       buffers, scheduler, pool

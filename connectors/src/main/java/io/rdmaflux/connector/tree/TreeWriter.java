@@ -111,10 +111,19 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private final Set<String> createdDirectories = new HashSet<>();
     private final List<TreeEntry> directoryOrder = new ArrayList<>();
     private final Map<Integer, OpenFile> open = new HashMap<>();
-    /** Files later entries may hard-link to: path -> whether it arrived. */
-    private final Map<String, Boolean> linkTargets = new HashMap<>();
-    /** With delete: each listed directory's entry names. */
-    private final Map<String, Set<String>> names = new HashMap<>();
+    /** Files later entries may hard-link to: path, and whether it arrived (state 1). */
+    private final PackedSet linkTargets = new PackedSet();
+    /** With delete: each listed directory's number (the order it was listed in) ... */
+    private final Map<String, Integer> directoryIds = new HashMap<>();
+    /** ... and the entry names in it, each as that number (4 bytes) and the name's bytes. */
+    private final PackedSet names = new PackedSet();
+    /**
+     * The most bytes this stream's own state may hold (directories, link targets, names; see
+     * {@link #checkHeld}): past it the stream is refused, where it would end the process out of memory.
+     */
+    private final long maxHeld;
+    /** The bytes the directories' paths and sets hold. */
+    private long directoryBytes;
     private final Set<PosixFilePermission>[] permissions = newPermissionCache();
     private volatile Set<PosixFilePermission> createdPermissions;
 
@@ -144,9 +153,22 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private boolean deletionSkipped;
 
     TreeWriter(Path dest, TreeSinkOptions options) {
+        this(dest, options, defaultMaxHeld());
+    }
+
+    TreeWriter(Path dest, TreeSinkOptions options, long maxHeld) {
         this.dest = dest;
         this.options = options;
         this.listener = options.listener();
+        this.maxHeld = maxHeld;
+    }
+
+    /** What a directory costs besides its path: set entries, its entry in the order, its id. */
+    static final int DIRECTORY_BYTES = 320;
+
+    /** The default bound on what a stream's state holds: a quarter of the heap (48 MiB at -Xmx192m). */
+    static long defaultMaxHeld() {
+        return Runtime.getRuntime().maxMemory() / 4;
     }
 
     TreeReport report() {
@@ -269,6 +291,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             throw malformed(where + " out of sequence (expected entry " + nextId + ")");
         }
         nextId++;
+        checkHeld(where);   // what the entries before this one left held: each adds at most a few KiB
         String path = e.path();
         if (id == 0) {
             if (!path.isEmpty()) {
@@ -293,6 +316,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             if (!directories.contains(parent)) {
                 if (failedDirectories.contains(parent)) {
                     failedDirectories.add(path);   // so that its own entries fail with it
+                    directoryBytes += DIRECTORY_BYTES + 2L * path.length();
                     skip(id, e, flags, "not written: its directory could not be created");
                     return;
                 }
@@ -300,7 +324,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                         + " (an entry may not be reached through a symbolic link or a missing directory)");
             }
             if (options.delete()) {
-                names.computeIfAbsent(parent, k -> new HashSet<>()).add(e.name());
+                names.put(nameKey(directoryIds.get(parent), TreeFormat.utf8(e.name())), 1);
             }
             if (queued.contains(path)) {
                 awaitWriters();   // this entry replaces a file a writer may still be placing
@@ -312,6 +336,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         } catch (InvalidPathException x) {
             if (e.kind() == TreeEntry.Kind.DIRECTORY) {
                 failedDirectories.add(path);
+                directoryBytes += DIRECTORY_BYTES + 2L * path.length();
             }
             skip(id, e, flags, "its name cannot be written in this system's file-name encoding ("
                     + System.getProperty("sun.jnu.encoding") + "); use a UTF-8 locale");
@@ -484,10 +509,15 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                 throw x;
             }
             failedDirectories.add(path);
+            directoryBytes += DIRECTORY_BYTES + 2L * path.length();
             failed(path, "cannot create this directory: " + phrase(x));
             return;
         }
         directories.add(path);
+        directoryBytes += DIRECTORY_BYTES + 2L * path.length();
+        if (options.delete()) {
+            directoryIds.put(path, directoryIds.size());
+        }
         if (path.isEmpty() && container) {
             return;   // not part of the copy: no mode, no time, no deletion, not counted
         }
@@ -574,12 +604,12 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
 
     private void hardLink(TreeEntry e, Path target) throws IOException {
         awaitWriters();   // the file it names may still be with a writer
-        Boolean arrived = linkTargets.get(e.link());
-        if (arrived == null) {
+        int state = linkTargets.state(TreeFormat.utf8(e.link()));
+        if (state < 0) {
             throw malformed("hard link '" + e.path() + "' names '" + e.link()
                     + "', which is not a file this stream wrote");
         }
-        if (!arrived) {
+        if (state == 0) {
             failed(e.path(), "not linked: '" + e.link() + "', the file it is a name of, did not arrive");
             return;
         }
@@ -1021,7 +1051,33 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
 
     private void linkTargets(TreeEntry e, int flags, boolean arrived) {
         if ((flags & TreeFormat.F_LINK_TARGET) != 0) {
-            linkTargets.put(e.path(), arrived);
+            linkTargets.put(TreeFormat.utf8(e.path()), arrived ? 1 : 0);
+        }
+    }
+
+    /** The key of a name in the directory numbered {@code id}. */
+    private static byte[] nameKey(int id, byte[] name) {
+        byte[] key = new byte[4 + name.length];
+        key[0] = (byte) (id >>> 24);
+        key[1] = (byte) (id >>> 16);
+        key[2] = (byte) (id >>> 8);
+        key[3] = (byte) id;
+        System.arraycopy(name, 0, key, 4, name.length);
+        return key;
+    }
+
+    /**
+     * Refuses the stream once what it made this sink hold passes {@link #maxHeld}: the paths of
+     * its directories, the files hard links may name, and with deletion every entry's name.
+     * Counted in bytes, not entries: long paths cost what they weigh.
+     */
+    private void checkHeld(String where) throws IOException {
+        long held = directoryBytes + linkTargets.bytes() + names.bytes();
+        if (held > maxHeld) {
+            throw malformed(where + ": writing this tree needs more than " + (maxHeld >> 20) + " MiB of memory here"
+                    + " (the tree sink's limit, a quarter of the Java heap) for its directories, hard-link targets"
+                    + (options.delete() ? " and names" : "") + ": raise the heap with RDFLUX_JAVA_OPTS=-Xmx<size>"
+                    + " (e.g. -Xmx1g), or copy a smaller tree");
         }
     }
 
@@ -1030,12 +1086,13 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     /** Removes what the listed directories hold and the stream did not list. */
     private void deleteExtraneous() throws IOException {
         for (TreeEntry d : directoryOrder) {
-            Set<String> keep = names.getOrDefault(d.path(), Set.of());
+            int id = directoryIds.get(d.path());
             Path dir = resolve(d.path());
             List<Path> extra = new ArrayList<>();
             try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
                 for (Path p : ds) {
-                    if (!keep.contains(p.getFileName().toString()) || !dir.resolve(p.getFileName().toString()).equals(p)) {
+                    String name = p.getFileName().toString();
+                    if (!names.contains(nameKey(id, TreeFormat.utf8(name))) || !dir.resolve(name).equals(p)) {
                         extra.add(p);
                     }
                 }
