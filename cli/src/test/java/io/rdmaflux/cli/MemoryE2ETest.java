@@ -55,16 +55,26 @@ class MemoryE2ETest {
     }
 
     @Test
-    void aJvmOutOfMemoryExitsAtOnceWithThreeAndOneLineSayingHowToRaiseTheHeap() throws IOException {
+    void aJvmOutOfMemoryExitsAtOnceWithThreeAndOneLineOnStderr() throws IOException {
         // 2 MiB is less than the tools need to start: the first allocation past it fails.
         Tool t = run("rdcp", "-Xms2m -Xmx2m", "--help");
         int code = t.exitCode(LIMIT);
         String out = new String(t.process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(code).as(t.err()).isEqualTo(ExitCode.OUT_OF_MEMORY);
         assertThat(t.err().lines().toList()).as(t.err()).containsExactly(
-                "rdcp: out of memory: the Java heap (-Xmx2m) is full, raise it with RDFLUX_JAVA_OPTS=-Xmx<size>"
-                        + " (e.g. -Xmx1g)");
-        assertThat(out).doesNotContain("OutOfMemoryError");   // the JVM's own report never lands in the data
+                "Terminating due to java.lang.OutOfMemoryError: Java heap space");
+        assertThat(out).isEmpty();   // the JVM's own report never lands in the data
+    }
+
+    @Test
+    void aJvmThatCannotStartSaysWhyOnStderr() throws IOException {
+        // The JVM's own messages go to stderr, not to stdout (the data) and not nowhere.
+        Tool t = run("rdcp", "-Xms64m -Xmx16m", "--help");
+        int code = t.exitCode(LIMIT);
+        String out = new String(t.process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(code).as(t.err()).isEqualTo(1);
+        assertThat(t.err()).contains("Initial heap size set to a larger value than the maximum heap size");
+        assertThat(out).isEmpty();
     }
 
     @Test
