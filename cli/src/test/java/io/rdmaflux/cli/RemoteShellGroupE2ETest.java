@@ -74,6 +74,15 @@ class RemoteShellGroupE2ETest {
         assertNothingLeft();
     }
 
+    /** A remote shell that cannot be run is named as such, started through setsid or not. */
+    @Test
+    void aRemoteShellThatCannotBeRunIsNamed() throws Exception {
+        Path in = Files.writeString(dir.resolve("in.txt"), "x");
+        Tool t = Tool.start(dir, "rdcp", "-e", "no-such-rsh-" + sentinel, in.toString(), "h:" + dir.resolve("x"));
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(t.err()).contains("cannot run 'no-such-rsh-" + sentinel + "'").contains("(check -e or RDFLUX_RSH)");
+    }
+
     /** ssh whose ProxyCommand never connects: it waits forever, with no sshd involved. */
     private String hungSsh() {
         return "ssh -F /dev/null -o ProxyCommand=" + ShellWords.quote("sleep " + sentinel);

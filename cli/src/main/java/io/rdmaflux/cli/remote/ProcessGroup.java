@@ -41,9 +41,13 @@ final class ProcessGroup {
         this.own = own;
     }
 
-    /** {@code argv}, run so that it leads a process group of its own (when setsid is there). */
+    /**
+     * {@code argv}, run so that it leads a process group of its own (when setsid is there). A
+     * program that cannot be found is left to fail to start as it is, so that the failure says
+     * so (through setsid it would start, and exit 127 like a command missing on the remote host).
+     */
     static List<String> command(List<String> argv) {
-        if (SETSID == null || !Files.isDirectory(PROC.resolve("self"))) {
+        if (SETSID == null || !Files.isDirectory(PROC.resolve("self")) || !runnable(argv.get(0))) {
             return argv;
         }
         List<String> out = new ArrayList<>(argv.size() + 1);
@@ -179,6 +183,25 @@ final class ProcessGroup {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Whether {@code program} names an executable file, as a path or on the PATH, as exec finds it. */
+    private static boolean runnable(String program) {
+        if (program.contains("/")) {
+            Path p = Path.of(program);
+            return Files.isExecutable(p) && !Files.isDirectory(p);
+        }
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return false;
+        }
+        for (String dir : path.split(":", -1)) {
+            Path p = Path.of(dir.isEmpty() ? "." : dir).resolve(program);
+            if (Files.isExecutable(p) && !Files.isDirectory(p)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The process group of /proc/PID, or -1 when it is gone or a zombie (which runs nothing). */
