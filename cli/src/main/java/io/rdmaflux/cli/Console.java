@@ -19,6 +19,8 @@ public final class Console {
     private static volatile boolean debug;
     private static final AtomicBoolean droppedHooked = new AtomicBoolean();
     private static final PrintStream err = System.err;
+    /** The real standard output once {@link #reserveStdout} pointed System.out elsewhere. */
+    private static volatile PrintStream out;
 
     private Console() {
     }
@@ -107,6 +109,25 @@ public final class Console {
     /** Whether --debug is on. */
     public static boolean debug() {
         return debug;
+    }
+
+    /**
+     * Keeps standard output for data: from now on System.out, which a plugin or a library may
+     * print to, is stderr. Data is written to file descriptor 1 directly (StdoutSink, the
+     * agent's protocol); text meant for stdout (help, listings) goes through {@link #stdout()}.
+     * Called once, at the start of a tool's process.
+     */
+    static synchronized void reserveStdout() {
+        if (out == null) {
+            out = System.out;
+            System.setOut(err);
+        }
+    }
+
+    /** Standard output for text the user asked for (help, listings), whatever System.out is now. */
+    public static PrintStream stdout() {
+        PrintStream o = out;
+        return o != null ? o : System.out;
     }
 
     /** The raw stderr stream, for the progress bar. */

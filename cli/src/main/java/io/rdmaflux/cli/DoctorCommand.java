@@ -40,7 +40,7 @@ final class DoctorCommand implements Callable<Integer> {
         rows.add(new String[] {"zstd", io.rdmaflux.codec.ZstdStage.describe()});
         rows.add(new String[] {"aes", io.rdmaflux.codec.AesGcmStage.provider()});
         for (String[] r : rows) {
-            System.out.printf(Locale.ROOT, "%-10s %s%n", r[0], r[1]);
+            Console.stdout().printf(Locale.ROOT, "%-10s %s%n", r[0], r[1]);
         }
         return ExitCode.OK;
     }

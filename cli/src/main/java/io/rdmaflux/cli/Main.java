@@ -5,6 +5,9 @@ import static picocli.CommandLine.Model.UsageMessageSpec.SECTION_KEY_EXIT_CODE_L
 
 import io.rdmaflux.channel.Transports;
 import io.rdmaflux.cli.remote.RemoteAgent;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,6 +30,8 @@ public final class Main {
     }
 
     public static void main(String[] argv) {
+        // Standard output carries data: what a plugin or a library prints goes to stderr.
+        Console.reserveStdout();
         int code = run(argv);
         // rdcp and rdpipe: no ssh process may outlive the tool (one still logging in is given
         // the rest of its grace to finish, docs/remote.md).
@@ -66,6 +71,10 @@ public final class Main {
             return null;
         }
         CommandLine cl = new CommandLine(command);
+        // Help and version text to the real stdout, which System.out no longer is (Console.reserveStdout).
+        String encoding = System.getProperty("sun.stdout.encoding");
+        cl.setOut(new PrintWriter(new OutputStreamWriter(Console.stdout(), encoding != null && Charset.isSupported(encoding)
+                ? Charset.forName(encoding) : Charset.defaultCharset()), true));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setParameterExceptionHandler((ex, args) -> usageError(tool, ex.getCommandLine(), unknownCommand(ex)
                 .orElseGet(() -> plain(ex.getMessage()))));

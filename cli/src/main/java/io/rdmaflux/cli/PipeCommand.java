@@ -95,7 +95,7 @@ final class PipeCommand implements Callable<Integer> {
             plan = plan.withoutStdin();
         }
         if (dryRun) {
-            plan.describe().forEach(System.out::println);
+            plan.describe().forEach(Console.stdout()::println);
             return ExitCode.OK;
         }
         RemoteShell shell = remote.shell(System.getenv());

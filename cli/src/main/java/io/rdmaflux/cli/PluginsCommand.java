@@ -30,8 +30,8 @@ final class PluginsCommand implements Callable<Integer> {
         } catch (ConfigException e) {
             return Plugins.report(e);
         }
-        System.out.print(markdown ? PluginReference.markdown(registry) : PluginReference.text(registry));
-        System.out.flush();
+        Console.stdout().print(markdown ? PluginReference.markdown(registry) : PluginReference.text(registry));
+        Console.stdout().flush();
         return ExitCode.OK;
     }
 }

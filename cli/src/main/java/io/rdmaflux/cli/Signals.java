@@ -37,8 +37,13 @@ import sun.misc.SignalHandler;
 final class Signals {
 
     private static final String[] HANDLED = {"INT", "TERM", "HUP"};
-    /** As long as a JVM exit's own hook waits for the sinks' clean-up. */
-    private static final Duration EXIT_WAIT = Duration.ofSeconds(2);
+    /**
+     * How long a tool's end waits for a sink's commit under way (syncing a large file when the
+     * failure came) to finish, or its clean-up after it: a JVM exit's own hook waits 2 s, which
+     * such a commit can outlast, leaving its partial file behind. Other clean-ups get 2 s, as
+     * before. A second signal still ends the process at once.
+     */
+    static final Duration CLEAN_UP_WAIT = Duration.ofSeconds(30);
     private static final AtomicReference<Signal> received = new AtomicReference<>();
     private static final Sinks.One<Signal> raised = Sinks.one();
     private static final AtomicBoolean streamStarted = new AtomicBoolean();
@@ -166,12 +171,15 @@ final class Signals {
     /**
      * Ends the process with {@code code}; when that is the status of the signal received,
      * by the signal itself (default action), as a shell expects of a program it interrupted.
-     * That runs no shutdown hooks, so the sinks' clean-up is waited for here first.
+     * Either way the sinks' writes still open are cancelled and waited for first: one in the
+     * middle of its commit up to {@link #CLEAN_UP_WAIT}, so that the tool never ends before it
+     * has committed or removed its partial file (a signal's default action runs no shutdown
+     * hooks, and a JVM exit's hook waits only 2 s).
      */
     static void exit(int code) {
+        Sink.abandonAll(CLEAN_UP_WAIT, Console::info);
         Signal s = received.get();
         if (s != null && code == ExitCode.ofSignal(s.getNumber())) {
-            Sink.abandonAll(EXIT_WAIT);
             try {
                 Signal.handle(s, SignalHandler.SIG_DFL);
                 Signal.raise(s);

@@ -411,6 +411,87 @@ class RunE2ETest {
                 + "rdflux: p.yaml: valid (file -> crc32c -> file)\n");
     }
 
+    /**
+     * A plugin whose constructor never returns is left out after the time limit, with one
+     * warning, and the run goes on: it does not use that plugin.
+     */
+    @Test
+    void aPluginThatHangsIsSkippedAfterTheTimeLimit() throws Exception {
+        Path plugins = Files.createDirectory(dir.resolve("plugins"));
+        pluginJar(plugins, "sleepy", "SleepySource", "try { Thread.sleep(3_600_000); } catch (InterruptedException e) { }");
+        byte[] data = runToStdout(plugins);
+        assertThat(lastRun.err()).contains("rdflux: warning: plugin jar " + plugins.resolve("sleepy.jar")
+                + " skipped: sleepy.SleepySource did not load within 10 s (a constructor or class initializer that "
+                + "blocks?)\n");
+        assertThat(data).as("stdout").isEqualTo(Files.readAllBytes(dir.resolve("in.bin")));
+    }
+
+    /**
+     * A plugin that prints to System.out, from its constructor and its description, prints to
+     * stderr: stdout holds the data and nothing else.
+     */
+    @Test
+    void whatAPluginPrintsGoesToStderrNotIntoTheData() throws Exception {
+        Path plugins = Files.createDirectory(dir.resolve("plugins"));
+        pluginJar(plugins, "chatty", "ChattySource", "System.out.println(\"chatty was here\"); System.out.flush();");
+        byte[] data = runToStdout(plugins);
+        assertThat(data).as("stdout").isEqualTo(Files.readAllBytes(dir.resolve("in.bin")));
+        assertThat(lastRun.err()).contains("chatty was here");
+    }
+
+    private Tool lastRun;
+
+    /** Runs file -> stdout with {@code plugins}, expecting success; what it wrote to stdout. */
+    private byte[] runToStdout(Path plugins) throws IOException {
+        byte[] data = new byte[300_000];
+        new java.util.Random(21).nextBytes(data);
+        Files.write(dir.resolve("in.bin"), data);
+        yaml("p.yaml", """
+                source: {type: file, path: in.bin}
+                sink: stdout
+                """);
+        // Stdout to a file: a tool that hangs then fails the exit code's bounded wait, not a read.
+        Path out = dir.resolve("stdout.bin");
+        lastRun = Tool.start(dir, "rdflux", PIPE, ProcessBuilder.Redirect.to(out.toFile()),
+                Map.of("RDFLUX_PLUGINS", emptyPlugins.toString()), "run", "--plugins", plugins.toString(), "p.yaml");
+        assertThat(lastRun.exitCode(LIMIT)).as(lastRun.err()).isZero();
+        return Files.readAllBytes(out);
+    }
+
+    /**
+     * A jar in {@code plugins} with one source plugin, {@code pkg.cls}, named {@code pkg},
+     * whose constructor and description run {@code body}. Compiled here against the tool's API.
+     */
+    private void pluginJar(Path plugins, String pkg, String cls, String body) throws IOException {
+        Path src = dir.resolve(pkg + "-src/" + pkg + "/" + cls + ".java");
+        Path classes = Files.createDirectories(dir.resolve(pkg + "-classes"));
+        Files.createDirectories(src.getParent());
+        Files.writeString(src, """
+                package %1$s;
+                public class %2$s implements io.rdmaflux.pipeline.plugin.SourcePlugin {
+                    public %2$s() { %3$s }
+                    public String name() { return "%1$s"; }
+                    public String description() { %3$s return "a test plugin"; }
+                    public java.util.List<io.rdmaflux.pipeline.config.OptionSpec<?>> options() { return java.util.List.of(); }
+                    public io.rdmaflux.pipeline.PipelineSource create(io.rdmaflux.pipeline.config.OptionValues v,
+                            io.rdmaflux.pipeline.plugin.PluginContext c) { return null; }
+                }
+                """.formatted(pkg, cls, body));
+        int rc = javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", classes.toString(),
+                "-cp", System.getProperty("java.class.path"), src.toString());
+        assertThat(rc).as("javac").isZero();
+        try (java.util.jar.JarOutputStream j = new java.util.jar.JarOutputStream(
+                Files.newOutputStream(plugins.resolve(pkg + ".jar")))) {
+            Path c = classes.resolve(pkg + "/" + cls + ".class");
+            j.putNextEntry(new java.util.jar.JarEntry(pkg + "/" + cls + ".class"));
+            j.write(Files.readAllBytes(c));
+            j.closeEntry();
+            j.putNextEntry(new java.util.jar.JarEntry("META-INF/services/io.rdmaflux.pipeline.plugin.SourcePlugin"));
+            j.write((pkg + "." + cls + "\n").getBytes(StandardCharsets.UTF_8));
+            j.closeEntry();
+        }
+    }
+
     @Test
     void ctrlCStopsAWaitingReceiver() throws Exception {
         yaml("recv.yaml", """

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The sink writes under way in this process, so that its end cannot cut their clean-up short.
@@ -18,6 +20,8 @@ final class OpenWrites {
 
     /** How long an exit waits for the clean-up of the writes it cancels. */
     static final Duration EXIT_WAIT = Duration.ofSeconds(2);
+    /** A wait longer than this is worth a word to the person waiting. */
+    private static final Duration NOTE_AFTER = Duration.ofSeconds(1);
 
     private static final Set<WriteLoop> open = ConcurrentHashMap.newKeySet();
     private static final AtomicBoolean hooked = new AtomicBoolean();
@@ -47,6 +51,39 @@ final class OpenWrites {
         long deadline = System.nanoTime() + timeout.toNanos();
         boolean all = true;
         for (WriteLoop loop : loops) {
+            all &= loop.awaitCleanUp(deadline - System.nanoTime());
+        }
+        return all;
+    }
+
+    /**
+     * {@link #abandonAll(Duration)}, for a write in the middle of its commit (a file being
+     * synced and renamed when the failure came); any other write gets {@link #EXIT_WAIT} at most,
+     * as before (its clean-up is quick, or it is stuck in a write that nothing can end, such as
+     * a full pipe on stdout). When the wait for a commit goes on past a second, {@code note}
+     * (when not null) is told once what is waited for.
+     */
+    static boolean abandonAll(Duration commitTimeout, Consumer<String> note) {
+        List<WriteLoop> loops = List.copyOf(open);
+        loops.forEach(WriteLoop::abandon);
+        long start = System.nanoTime();
+        long others = start + Math.min(EXIT_WAIT.toNanos(), commitTimeout.toNanos());
+        long commits = start + commitTimeout.toNanos();
+        boolean all = true;
+        boolean told = note == null;
+        for (WriteLoop loop : loops) {
+            boolean commit = loop.committing();
+            long deadline = commit ? commits : others;
+            if (!told && commit) {
+                long quiet = Math.min(deadline, start + NOTE_AFTER.toNanos()) - System.nanoTime();
+                if (loop.awaitCleanUp(quiet)) {
+                    continue;
+                }
+                told = true;
+                long left = Math.max(0, deadline - System.nanoTime());
+                note.accept("waiting up to " + TimeUnit.NANOSECONDS.toSeconds(left + 999_999_999) + " s for the write to "
+                        + loop.describe() + " to be committed or cleaned up");
+            }
             all &= loop.awaitCleanUp(deadline - System.nanoTime());
         }
         return all;

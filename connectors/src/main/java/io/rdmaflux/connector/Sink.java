@@ -4,6 +4,7 @@ import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.Consumer;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
@@ -59,6 +60,20 @@ public interface Sink {
      */
     static boolean abandonAll(Duration timeout) {
         return OpenWrites.abandonAll(timeout);
+    }
+
+    /**
+     * {@link #abandonAll(Duration)} for a tool about to exit, which must wait for a commit
+     * under way longer than a JVM's shutdown hook does: a write cancelled in the middle of its
+     * commit (a failure after the stream's verified END, while the file is synced) finishes the
+     * commit, or its clean-up, before the process may end, within {@code commitTimeout}. Other
+     * writes are waited for 2 s at most, as by the hook. When the wait takes over a second,
+     * {@code note} is told once what is waited for.
+     *
+     * @return whether every write had committed or cleaned up in time
+     */
+    static boolean abandonAll(Duration commitTimeout, Consumer<String> note) {
+        return OpenWrites.abandonAll(commitTimeout, note);
     }
 
     /**

@@ -50,6 +50,8 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
     private volatile boolean cancelled;
     private volatile boolean finished;
     private volatile boolean writing;
+    /** Inside {@link #commit}, which an exit waits for longer than for other clean-ups. */
+    private volatile boolean committing;
     private final AtomicBoolean interrupted = new AtomicBoolean();
     /** Counted down once the target is committed or cleaned up (or was never opened). */
     private final CountDownLatch ended = new CountDownLatch(1);
@@ -132,6 +134,16 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /** The output, for messages. */
+    String describe() {
+        return target.describe();
+    }
+
+    /** Whether the target is committing (renaming, syncing) right now. */
+    boolean committing() {
+        return committing;
     }
 
     /** The target is committed or cleaned up: nothing is left for the process's end to wait for. */
@@ -247,6 +259,17 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
     }
 
     private void commit() {
+        // Raised before cancelled is read, as abandon raises cancelled before an exit reads
+        // this: either the cancel is seen here, or the exit sees the commit and waits for it.
+        committing = true;
+        try {
+            commitOnce();
+        } finally {
+            committing = false;
+        }
+    }
+
+    private void commitOnce() {
         writing = true;
         if (cancelled) {
             writing = false;

@@ -3,7 +3,9 @@ package io.rdmaflux.samples;
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.connector.Sink;
 import io.rdmaflux.connector.SinkResult;
+import io.rdmaflux.connector.StdoutSink;
 import io.rdmaflux.protocol.StreamMetadata;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,17 +62,22 @@ public final class Sha256Sink implements Sink {
                         }
                     })
                     .doOnDiscard(Chunk.class, Chunk::releaseQuietly)
-                    .then(Mono.fromCallable(() -> {
+                    .then(Mono.defer(() -> {
                         String hex = HexFormat.of().formatHex(digest.digest());
                         String name = metadata.get(StreamMetadata.NAME);
                         String line = hex + "  " + (name == null ? "-" : name) + System.lineSeparator();
+                        SinkResult result = new SinkResult(bytes.get(), "sha256:" + hex);
                         if (output == null) {
-                            System.out.print(line);
-                            System.out.flush();
-                        } else {
-                            Files.writeString(output, line, StandardCharsets.UTF_8);
+                            // Through the stdout sink, which writes file descriptor 1: the tools
+                            // point System.out at stderr, as standard output carries data.
+                            byte[] text = line.getBytes(StandardCharsets.UTF_8);
+                            return StdoutSink.create().write(Flux.just(Chunk.wrap(ByteBuffer.wrap(text))))
+                                    .thenReturn(result);
                         }
-                        return new SinkResult(bytes.get(), "sha256:" + hex);
+                        return Mono.fromCallable(() -> {
+                            Files.writeString(output, line, StandardCharsets.UTF_8);
+                            return result;
+                        });
                     }));
         });
     }

@@ -29,7 +29,8 @@ import reactor.util.Loggers;
  * sends it a job (the key inside travels over ssh's stdin, never in argv); {@link #listening}
  * gives the port its receiver bound; {@link #connect} tells its sender where to go;
  * {@link #done} is the outcome. {@link #dispose} closes the agent's stdin, which makes it tear
- * its job down and exit; the ssh process is killed if it lingers.
+ * its job down and exit; the ssh process is killed if it lingers, with its whole process group
+ * (ssh runs in one of its own, {@link ProcessGroup}): SIGTERM, then SIGKILL after a grace.
  *
  * <p>An agent still starting is never cut off mid-login if it can be helped: a login shell
  * killed half-way through its startup files can leave their locks behind (pyenv's rehash lock
@@ -54,12 +55,17 @@ public final class RemoteAgent implements Disposable {
     /** Longest stderr line kept; stderr is for people, so longer ones are cut. */
     private static final int MAX_STDERR_LINE = 4096;
 
-    /** Agents of this process whose ssh process still runs: the tool's end waits for them ({@link #awaitAll}). */
+    /**
+     * Agents of this process whose ssh process (or its process group) still runs: the tool's
+     * end waits for them ({@link #awaitAll}).
+     */
     private static final Set<RemoteAgent> running = ConcurrentHashMap.newKeySet();
 
     private final RemoteShell shell;
     private final RemoteHost host;
     private final Process process;
+    /** The ssh process and what it started (a ProxyCommand, an -e wrapper's children): ended together. */
+    private final ProcessGroup group;
     private final OutputStream stdin;
     private final Sinks.One<AgentMessage.Hello> hello = Sinks.one();
     private final Sinks.One<AgentMessage.Listening> listening = Sinks.one();
@@ -79,10 +85,11 @@ public final class RemoteAgent implements Disposable {
     private volatile String protocolError;
     private volatile String lastStderr;
 
-    private RemoteAgent(RemoteShell shell, RemoteHost host, Process process) {
+    private RemoteAgent(RemoteShell shell, RemoteHost host, Process process, ProcessGroup group) {
         this.shell = shell;
         this.host = host;
         this.process = process;
+        this.group = group;
         this.stdin = process.getOutputStream();
         this.stderrReader = daemon("stderr", () -> readStderr(process.getErrorStream()));
         this.startDeadline = System.nanoTime() + shell.startTimeout().toNanos();
@@ -90,15 +97,22 @@ public final class RemoteAgent implements Disposable {
                 shell.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
         daemon("stdout", () -> readStdout(process.getInputStream()));
         running.add(this);
-        process.onExit().thenRun(() -> running.remove(this));
+        // Kept while something ssh started still runs in its group, for awaitAll to end it.
+        process.onExit().thenRun(() -> {
+            if (!group.alive()) {
+                running.remove(this);
+            }
+        });
     }
 
     static RemoteAgent start(RemoteShell shell, RemoteHost host) {
         List<String> argv = shell.command(host, shell.agentCommand());
         log.debug("starting the agent on {}: {}", host, ShellWords.join(argv));
         try {
-            Process p = new ProcessBuilder(argv).start();
-            return new RemoteAgent(shell, host, p);
+            // In a process group of its own, so that ending it ends what it started too.
+            List<String> run = ProcessGroup.command(argv);
+            Process p = new ProcessBuilder(run).start();
+            return new RemoteAgent(shell, host, p, ProcessGroup.of(p, run));
         } catch (IOException e) {
             throw new RemoteException(Kind.UNREACHABLE, host, "cannot run '" + argv.get(0) + "': "
                     + RemoteText.sanitize(e.getMessage()) + (shell.isSsh() ? " (install OpenSSH's ssh client, or give -e)"
@@ -196,11 +210,11 @@ public final class RemoteAgent implements Disposable {
     private void endWithin(Duration grace) {
         killAt = System.nanoTime() + grace.toNanos();
         closeStdin();
-        Schedulers.parallel().schedule(() -> {
+        // boundedElastic: ending the group waits (bounded) for it.
+        Schedulers.boundedElastic().schedule(() -> {
             if (process.isAlive()) {
-                log.debug("the ssh process for {} did not end; killing it", host);
-                process.destroy();
-                Schedulers.parallel().schedule(process::destroyForcibly, 2, TimeUnit.SECONDS);
+                log.debug("the ssh process for {} did not end; ending its process group", host);
+                group.terminate();
             }
         }, grace.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -228,15 +242,14 @@ public final class RemoteAgent implements Disposable {
                         + " s for the ssh session to " + host + " to end");
             }
             if (!process.waitFor(Math.max(0, left), TimeUnit.NANOSECONDS)) {
-                log.debug("the ssh process for {} did not end; killing it", host);
-                process.destroy();
-                if (!process.waitFor(2, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
+                log.debug("the ssh process for {} did not end; ending its process group", host);
             }
+            // Also when ssh ended by itself but left something of its group running (a
+            // ProxyCommand when ssh was killed): nothing it started may outlive the tool.
+            group.terminate();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            process.destroyForcibly();
+            group.kill();
         }
     }
 
@@ -390,13 +403,13 @@ public final class RemoteAgent implements Disposable {
         int exit;
         try {
             if (protocolError != null || !process.waitFor(EXIT_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly();
+                group.kill();
             }
             exit = process.waitFor();
             stderrReader.join(2000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            process.destroyForcibly();
+            group.kill();
             exit = -1;
         }
         startTimer.dispose();

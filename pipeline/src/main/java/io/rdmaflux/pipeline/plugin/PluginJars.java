@@ -9,11 +9,17 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
@@ -23,12 +29,21 @@ import java.util.jar.JarFile;
  * describe themselves before the registry uses them, so that one broken jar is left out, named,
  * instead of failing every pipeline. The usable jars share one class loader, so a plugin may
  * use a library jar beside it.
+ *
+ * <p>A jar's check has a time limit ({@link #LIMIT}): a provider whose class initializer or
+ * constructor blocks (a sleep, a network call) would otherwise hang every tool that reads the
+ * plugin directory, even for a pipeline that does not use it. The check runs on a daemon
+ * thread of its own; a jar that does not finish in time is left out like a broken one, and the
+ * thread, which Java cannot stop, is left to end or not without holding the tool up.
  */
 final class PluginJars {
 
     /** What a plugin jar may provide. */
     private static final List<Class<?>> SERVICES = List.of(SourcePlugin.class, FilterPlugin.class, SinkPlugin.class,
             StagePlugin.class, CodecStage.class);
+
+    /** How long one jar's providers may take to load, construct and describe themselves. */
+    static final Duration LIMIT = Duration.ofSeconds(10);
 
     /** A jar left out, and why (one line). */
     record Skipped(Path jar, String reason) {
@@ -58,7 +73,7 @@ final class PluginJars {
             URLClassLoader loader = new URLClassLoader("rdflux-plugins", urls(usable.keySet()), parent);
             List<Skipped> broken = new ArrayList<>();
             usable.forEach((jar, providers) -> {
-                String reason = firstProblem(providers, loader);
+                String reason = firstProblemWithin(providers, loader);
                 if (reason != null) {
                     broken.add(new Skipped(jar, reason));
                 }
@@ -107,10 +122,39 @@ final class PluginJars {
         return out;
     }
 
-    /** Why one of the providers cannot be used, or null when all can. */
-    private static String firstProblem(Map<Class<?>, List<String>> providers, ClassLoader loader) {
+    /** {@link #firstProblem}, given {@link #LIMIT}: a provider that takes longer is the problem. */
+    private static String firstProblemWithin(Map<Class<?>, List<String>> providers, ClassLoader loader) {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        AtomicReference<String> current = new AtomicReference<>();
+        Thread check = new Thread(() -> {
+            try {
+                result.complete(firstProblem(providers, loader, current));
+            } catch (Throwable e) {
+                result.complete("cannot load " + current.get() + ": " + describe(e));
+            }
+        }, "rdflux-plugin-check");
+        check.setDaemon(true);
+        check.start();
+        try {
+            return result.get(LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            check.interrupt();
+            return current.get() + " did not load within " + LIMIT.toSeconds() + " s (a constructor or class "
+                    + "initializer that blocks?)";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted while loading " + current.get();
+        } catch (ExecutionException e) {
+            return "cannot load " + current.get() + ": " + describe(e.getCause());
+        }
+    }
+
+    /** Why one of the providers cannot be used, or null when all can; {@code current} names the one being tried. */
+    private static String firstProblem(Map<Class<?>, List<String>> providers, ClassLoader loader,
+                                       AtomicReference<String> current) {
         for (Map.Entry<Class<?>, List<String>> e : providers.entrySet()) {
             for (String name : e.getValue()) {
+                current.set(name);
                 String problem = problem(e.getKey(), name, loader);
                 if (problem != null) {
                     return problem;

@@ -33,6 +33,11 @@ import org.snakeyaml.engine.v2.schema.CoreSchema;
  */
 final class YamlReader {
 
+    /** The option, and the plugin type, whose value is shell text ({@link #shellCommand}). */
+    private static final String COMMAND = "command";
+    /** The command plugins' environment option. */
+    private static final String ENV = "env";
+
     /** Pipeline files are small; a limit keeps a hostile one from costing much. */
     private static final int MAX_CODE_POINTS = PipelineConfig.MAX_FILE_BYTES;
 
@@ -158,9 +163,16 @@ final class YamlReader {
         RawValue type = null;
         Map<String, RawValue> options = new LinkedHashMap<>();
         Map<String, Integer> seen = new HashMap<>();
+        ScalarNode command = null;
         for (NodeTuple t : map.getValue()) {
             String key = keyText(t.getKeyNode(), path + ".", seen);
             if (key == null) {
+                continue;
+            }
+            if (key.equals(COMMAND) && t.getValueNode() instanceof ScalarNode text && !isNull(text)) {
+                // Expanded below, once the type is known; the place keeps the options' order.
+                command = text;
+                options.put(key, null);
                 continue;
             }
             RawValue v = value(path + "." + key, t.getValueNode());
@@ -170,7 +182,56 @@ final class YamlReader {
                 options.put(key, v);
             }
         }
+        if (command != null) {
+            if (type != null && COMMAND.equals(type.text())) {
+                shellCommand(path, command, options);
+            } else {
+                options.put(COMMAND, scalar(path + "." + COMMAND, command));
+            }
+        }
         return new RawPlugin(path, line, type, options);
+    }
+
+    /**
+     * The {@code command} of a command plugin, which a shell runs: a {@code ${VAR}} in it is
+     * left for the shell to expand, its value passed in the command's environment (an
+     * {@code env} item), so that a value is never run as shell text ({@link Env#expandForShell}).
+     */
+    private void shellCommand(String path, ScalarNode node, Map<String, RawValue> options) {
+        String key = path + "." + COMMAND;
+        Map<String, String> values = new LinkedHashMap<>();
+        try {
+            options.put(COMMAND, RawValue.scalar(key, line(node), Env.expandForShell(node.getValue(), env, values)));
+        } catch (IllegalArgumentException e) {
+            error(line(node), key, e.getMessage());
+            options.put(COMMAND, RawValue.scalar(key, line(node), node.getValue()));
+            return;
+        }
+        if (values.isEmpty()) {
+            return;
+        }
+        RawValue given = options.get(ENV);
+        List<RawValue> items = new ArrayList<>();
+        if (given != null) {
+            if (given.items() == null) {
+                return;     // not a list: validation says so
+            }
+            items.addAll(given.items());
+            for (RawValue item : given.items()) {
+                String text = item.text();
+                int eq = text == null ? -1 : text.indexOf('=');
+                if (eq > 0 && values.containsKey(text.substring(0, eq))) {
+                    String name = text.substring(0, eq);
+                    error(item.line(), item.key(), name + " is set here and used as ${" + name + "} in command, "
+                            + "which passes its value from the environment in " + name + ": rename one");
+                    return;
+                }
+            }
+        }
+        int line = given != null ? given.line() : line(node);
+        values.forEach((name, value) -> items.add(RawValue.scalar(path + "." + ENV + "[" + items.size() + "]", line,
+                name + "=" + value)));
+        options.put(ENV, RawValue.list(path + "." + ENV, line, items));
     }
 
     private RawValue value(String key, Node node) {
