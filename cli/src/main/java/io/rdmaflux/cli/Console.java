@@ -128,7 +128,8 @@ public final class Console {
         if (!(e instanceof io.rdmaflux.protocol.ProtocolException) && !(e instanceof IllegalArgumentException)
                 && !(e instanceof io.rdmaflux.cli.remote.RemoteException)
                 && !(e instanceof io.rdmaflux.cli.remote.PartialTransferException)
-                && !(e instanceof io.rdmaflux.pipeline.config.ConfigException) && !(e instanceof SegmentFailure)) {
+                && !(e instanceof io.rdmaflux.pipeline.config.ConfigException)
+                && !(e instanceof io.rdmaflux.pipeline.config.InvalidOptionException) && !(e instanceof SegmentFailure)) {
             m = "internal error: " + m + (debug ? "" : " (run with --debug for details)");
         }
         return m.replace('\n', ' ').replace('\r', ' ');
