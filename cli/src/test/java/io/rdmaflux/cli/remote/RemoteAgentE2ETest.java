@@ -230,11 +230,22 @@ class RemoteAgentE2ETest {
 
     @Test
     void anAgentOfAnotherProtocolVersionIsRefused() throws Exception {
-        // --rdflux-path is shell text, as rsync's --rsync-path: this one says hello in protocol 99.
-        RemoteShell other = shell().rdfluxPath("echo '{\"type\":\"hello\",\"protocol\":99,\"version\":\"rdma-flux 9\"}' #");
+        // --rdflux-path is shell text, as rsync's --rsync-path: this one says hello in protocol 99,
+        // with the nonce it was given (agent --hello NONCE), as an agent of any version does.
+        RemoteShell other = shell().rdfluxPath("f() { echo \"{\\\"type\\\":\\\"hello\\\",\\\"protocol\\\":99,"
+                + "\\\"version\\\":\\\"rdma-flux 9\\\",\\\"nonce\\\":\\\"$3\\\"}\"; }; f");
         RemoteException e = failure(other.startAgent(RemoteHost.parse("h1")).hello());
         assertThat(e.kind()).isEqualTo(Kind.TOOL_FAILED);
         assertThat(e.getMessage()).contains("agent protocol 99").contains("same version");
+    }
+
+    @Test
+    void anAgentTooOldForTheHelloNonceIsToldApart() throws Exception {
+        // What picocli makes an older rdflux say about --hello: a usage error, exit 64.
+        RemoteShell old = shell().rdfluxPath("f() { echo \"rdflux: unknown option '$2'\" >&2; exit 64; }; f");
+        RemoteException e = failure(old.startAgent(RemoteHost.parse("h1")).hello());
+        assertThat(e.kind()).isEqualTo(Kind.TOOL_FAILED);
+        assertThat(e.getMessage()).contains("does not take --hello").contains("same version");
     }
 
     @Test
