@@ -335,10 +335,15 @@ class RemoteAgentE2ETest {
     @Test
     void anAgentPastItsStartTimeoutFailsButItsLoginRunsToItsEnd() throws Exception {
         Path lock = dir.resolve("login.lock");
-        RemoteAgent h1 = shell().startTimeout(Duration.ofSeconds(2)).rdfluxPath(slowLogin(lock, 5)).startAgent(RemoteHost.parse("h1"));
+        RemoteShell slow = shell().startTimeout(Duration.ofSeconds(2)).rdfluxPath(slowLogin(lock, 5));
+        RemoteAgent h1 = slow.startAgent(RemoteHost.parse("h1"));
         RemoteException e = failure(h1.hello());
         assertThat(e.kind()).isEqualTo(Kind.TOOL_FAILED);
         assertThat(e.getMessage()).startsWith("h1: rdflux did not start within 2 s").contains("--start-timeout");
+        // The command to try by hand is the one that ran, each word quoted for a shell (the tool's
+        // path has a space, so --rdflux-path quotes it: quoting the whole again in '...' broke it).
+        assertThat(e.getMessage()).contains("; check that "
+                + ShellWords.join(slow.command(RemoteHost.parse("h1"), slow.agentCommand())) + " prints a hello line");
         assertThat(failure(h1.done()).getMessage()).isEqualTo(e.getMessage());
         h1.exited().block(LIMIT);
         assertThat(lock).as("the login's lock: left behind when ssh is killed mid-login").doesNotExist();
