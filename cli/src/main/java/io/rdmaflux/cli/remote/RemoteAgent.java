@@ -362,7 +362,9 @@ public final class RemoteAgent implements Disposable {
      * startup file prints that merely looks like a hello lacks the nonce.
      */
     private AgentMessage.Hello hello(String line) {
-        for (int at = line.indexOf(AgentMessage.HELLO_START); at >= 0;
+        // Without the nonce there is nothing to parse: a line of many hello-like starts costs one scan.
+        int last = line.lastIndexOf(nonce);
+        for (int at = line.indexOf(AgentMessage.HELLO_START); at >= 0 && at < last;
                 at = line.indexOf(AgentMessage.HELLO_START, at + 1)) {
             try {
                 if (AgentMessage.parse(line.substring(at)) instanceof AgentMessage.Hello h && nonce.equals(h.nonce())) {
