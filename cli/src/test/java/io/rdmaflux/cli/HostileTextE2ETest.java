@@ -9,17 +9,25 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.rdmaflux.cli.remote.ShellWords;
+import io.rdmaflux.cli.remote.SshFixture;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A sender's words reach the receiving user's terminal only sanitized: {@code rdflux run}
  * writing a tree from its stdin, fed a stream crafted from docs/tree-format.md whose warning
  * notice would retitle the terminal (ESC ] 0; title BEL) and whose entry path would clear it
- * (ESC [ 2 J). Both are printed, neither is obeyed.
+ * (ESC [ 2 J); and rdcp pulling from another host (the loopback sshd) a tree whose file name
+ * holds the same. Each is printed, none is obeyed.
  */
 class HostileTextE2ETest {
+
+    @RegisterExtension
+    static final SshFixture sshd = new SshFixture();
 
     private static final Duration LIMIT = Duration.ofSeconds(120);
 
@@ -84,5 +92,22 @@ class HostileTextE2ETest {
                 "rdflux: warning: a?: skipped? ?and cleared?",
                 "rdflux: refused tree stream: entry 1 '../?x': a '..' component would leave the destination; "
                         + "no partial file left");
+    }
+
+    @Test
+    void aRemoteFileNameInAWarningIsShownEscapedNeverObeyed() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files.writeString(src.resolve("plain"), "p");
+        // A FIFO (made here, in the test's directory) is skipped by the sending end with a warning naming it.
+        Process mk = new ProcessBuilder("mkfifo", src.resolve("fifo\u001b]0;pwned\u0007\u001b[2J").toString())
+                .inheritIO().start();
+        assertThat(mk.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(mk.exitValue()).as("mkfifo").isZero();
+        Path dst = dir.resolve("dst");
+        Tool t = Tool.start(dir, "rdcp", "-e", sshd.rsh(), "--rdflux-path",
+                ShellWords.quote(Tool.HOME.resolve("bin/rdflux").toString()), "-r", "h1:" + src, dst.toString());
+        assertThat(t.exitCode(LIMIT)).as("rdcp: %s", t.err()).isZero();
+        assertThat(t.err()).doesNotContain("\u001b").doesNotContain("\u0007").contains("fifo??");
+        assertThat(Files.readString(dst.resolve("plain"))).isEqualTo("p");
     }
 }
