@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code rdflux agent}: the remote end that rdcp and rdpipe start over ssh. Not for people:
@@ -23,6 +24,10 @@ import picocli.CommandLine.Command;
             + "standard input, speaks the agent protocol on standard output (docs/remote.md), and exits, "
             + "tearing its job down, when standard input closes."})
 final class AgentCommand implements Callable<Integer> {
+
+    @Option(names = "--hello", paramLabel = "NONCE", description = "Put NONCE in the hello, so that the coordinator "
+        + "that started this agent knows its hello from anything a login printed before it.")
+    String nonce;
 
     @Override
     public Integer call() {
@@ -49,7 +54,7 @@ final class AgentCommand implements Callable<Integer> {
         // thread out of its read(). A thread left blocked in a native read holds up the JVM's
         // exit by 300 ms (it waits for threads in native code to settle), on every agent run.
         FileChannel stdin = new FileInputStream(FileDescriptor.in).getChannel();
-        int status = agent.serve(Channels.newInputStream(stdin), protocol, System.getenv(), Version.text());
+        int status = agent.serve(Channels.newInputStream(stdin), protocol, System.getenv(), Version.text(), nonce);
         try {
             stdin.close();
         } catch (IOException e) {

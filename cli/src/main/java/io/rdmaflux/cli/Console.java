@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.protocol.RemoteText;
 import java.io.PrintStream;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.ConsoleHandler;
@@ -11,9 +12,14 @@ import java.util.logging.Logger;
 /**
  * Everything the tools say to a person goes to stderr, one line per message, prefixed with the
  * tool's name; stdout carries only data. Library logging (Reactor, Netty, DiSNI) is routed into
- * the same stream and kept quiet unless {@code -v} or {@code --debug} asks for more.
+ * the same stream and kept quiet unless {@code -v} or {@code --debug} asks for more. Every
+ * message passes {@link RemoteText#sanitize} on its way out, whatever it quotes (a peer's
+ * notice, a remote host's path, a file name from a hostile tree): no line can drive the terminal.
  */
 public final class Console {
+
+    /** The longest message printed, in characters; longer ones are cut and end with "...". */
+    static final int MAX_MESSAGE = 4000;
 
     private static volatile String tool = "rdflux";
     private static volatile boolean debug;
@@ -40,15 +46,13 @@ public final class Console {
         handler.setFormatter(new Formatter() {
             @Override
             public String format(LogRecord r) {
-                String msg = formatMessage(r);
+                String msg = safe(formatMessage(r));
                 // As Console.warn's own lines: a warning says it is one.
                 String kind = r.getLevel() == Level.WARNING ? "warning: " : "";
                 StringBuilder b = new StringBuilder(tool).append(": ").append(kind).append(msg)
                         .append(System.lineSeparator());
                 if (debug && r.getThrown() != null) {
-                    java.io.StringWriter w = new java.io.StringWriter();
-                    r.getThrown().printStackTrace(new java.io.PrintWriter(w));
-                    b.append(w);
+                    b.append(trace(r.getThrown()));
                 }
                 return b.toString();
             }
@@ -73,12 +77,12 @@ public final class Console {
 
     /** A message for the person at the terminal. */
     public static void info(String message) {
-        err.println(tool + ": " + message);
+        err.println(tool + ": " + safe(message));
     }
 
     /** A warning: something works, but not as it should be. */
     public static void warn(String message) {
-        err.println(tool + ": warning: " + message);
+        err.println(tool + ": warning: " + safe(message));
     }
 
     /**
@@ -87,7 +91,7 @@ public final class Console {
      */
     static io.rdmaflux.cli.remote.PartialTransferException notCopied(java.util.List<String> lines) {
         for (String line : lines) {
-            info("not copied: " + io.rdmaflux.protocol.RemoteText.sanitize(line));
+            info("not copied: " + RemoteText.sanitize(line));
         }
         // Each is named: the last line sums up instead of repeating the first.
         return new io.rdmaflux.cli.remote.PartialTransferException(lines).named();
@@ -97,13 +101,33 @@ public final class Console {
     public static void error(Throwable t) {
         err.println(tool + ": " + message(t));
         if (debug) {
-            t.printStackTrace(err);
+            err.print(trace(t));
         }
     }
 
     /** One line for a failure given as text. */
     public static void error(String message) {
-        err.println(tool + ": " + message);
+        err.println(tool + ": " + safe(message));
+    }
+
+    /** One line that a terminal shows as text and obeys in nothing (the one rule of {@link RemoteText}). */
+    private static String safe(String message) {
+        return RemoteText.sanitize(message, MAX_MESSAGE);
+    }
+
+    /** A stack trace for --debug, each line sanitized as messages are (its messages may quote a peer), its indent kept. */
+    private static String trace(Throwable t) {
+        java.io.StringWriter w = new java.io.StringWriter();
+        t.printStackTrace(new java.io.PrintWriter(w));
+        StringBuilder b = new StringBuilder();
+        w.toString().lines().forEach(line -> {
+            int indent = 0;
+            while (indent < line.length() && (line.charAt(indent) == '\t' || line.charAt(indent) == ' ')) {
+                indent++;
+            }
+            b.append(line, 0, indent).append(safe(line.substring(indent))).append(System.lineSeparator());
+        });
+        return b.toString();
     }
 
     /** Whether --debug is on. */
@@ -149,9 +173,10 @@ public final class Console {
         if (!(e instanceof io.rdmaflux.protocol.ProtocolException) && !(e instanceof IllegalArgumentException)
                 && !(e instanceof io.rdmaflux.cli.remote.RemoteException)
                 && !(e instanceof io.rdmaflux.cli.remote.PartialTransferException)
-                && !(e instanceof io.rdmaflux.pipeline.config.ConfigException) && !(e instanceof SegmentFailure)) {
+                && !(e instanceof io.rdmaflux.pipeline.config.ConfigException)
+                && !(e instanceof io.rdmaflux.pipeline.config.InvalidOptionException) && !(e instanceof SegmentFailure)) {
             m = "internal error: " + m + (debug ? "" : " (run with --debug for details)");
         }
-        return m.replace('\n', ' ').replace('\r', ' ');
+        return safe(m);
     }
 }

@@ -138,7 +138,8 @@ public final class ExitCode {
         if (t instanceof PartialTransferException) {
             return PARTIAL;
         }
-        if (t instanceof ConfigException) {
+        // An option a plugin could check only when it ran (a FIFO key file read at the start).
+        if (t instanceof ConfigException || t instanceof io.rdmaflux.pipeline.config.InvalidOptionException) {
             return CONFIG;
         }
         if (t instanceof ProtocolException pe) {

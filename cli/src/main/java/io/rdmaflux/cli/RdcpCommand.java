@@ -162,7 +162,12 @@ final class RdcpCommand implements Callable<Integer> {
             if (a.isEmpty()) {
                 throw new UsageException("an empty path");
             }
-            locations.add(RemoteHost.location(a));
+            try {
+                locations.add(RemoteHost.location(a));
+            } catch (IllegalArgumentException e) {
+                // A host part ssh would misread ('-lroot@h1:x'): the user's words, so a usage error.
+                throw new UsageException("'" + a + "': " + e.getMessage());
+            }
         }
         RemoteHost.Location dst = locations.remove(locations.size() - 1);
         RemoteHost sourceHost = locations.get(0).host();

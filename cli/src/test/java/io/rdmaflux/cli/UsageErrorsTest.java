@@ -47,6 +47,11 @@ class UsageErrorsTest {
         "rdcp | -e false --port 70000 a h1:b | rdcp: bad port 70000: expected a number from 0 (any free port) to 65535",
         "rdcp | -e false --sync --port 65535 a h1:b | rdcp: bad port 65535: with --sync the destination's listing "
             + "goes to PORT+1, so PORT may be at most 65534",
+        // A user name ssh would take as an option is the user's mistake (it was exit 70, "internal").
+        "rdcp | -e false -- a -lroot@h1:/x | rdcp: '-lroot@h1:/x': bad user name '-lroot' (it starts with '-', "
+            + "which ssh would take as an option)",
+        "rdpipe | -e false -- cat -lroot@h1:cat | rdpipe: segment 2 '-lroot@h1:cat': bad user name '-lroot' "
+            + "(it starts with '-', which ssh would take as an option)",
         "rdcp | -e false --frame-size 1K a h1:b | rdcp: --frame-size must be between 4K and 64M, was 1K",
         "rdcp | -e false --slots 1 a h1:b | rdcp: --slots must be between 2 and 4096, was 1",
         "rdcp | -e false --zstd=99 a h1:b | rdcp: zstd: level 99 out of range (-7 to -1, or 1 to 22)",

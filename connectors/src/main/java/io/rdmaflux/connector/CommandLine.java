@@ -2,6 +2,7 @@ package io.rdmaflux.connector;
 
 import io.rdmaflux.connector.ConnectorException.Reason;
 import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.RemoteText;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,13 +79,13 @@ record CommandLine(List<String> argv, String text, boolean shell) {
                 break;
             }
         }
-        String clean = Text.sanitize(name.substring(name.lastIndexOf('/') + 1), 40);
+        String clean = RemoteText.sanitize(name.substring(name.lastIndexOf('/') + 1), 40);
         return clean.isEmpty() ? "command" : clean;
     }
 
     /** The command for a one-line message: {@code command 'tar c .'}, sanitized and bounded. */
     String quoted() {
-        return "command '" + Text.sanitize(text, MAX_SHOWN) + "'";
+        return "command '" + RemoteText.sanitize(text, MAX_SHOWN) + "'";
     }
 
     /**
@@ -123,6 +124,6 @@ record CommandLine(List<String> argv, String text, boolean shell) {
     }
 
     private ConnectorException failure(ErrorCode code, Reason reason, String what) {
-        return new ConnectorException(code, reason, "cannot run " + quoted() + ": " + Text.sanitize(what, MAX_SHOWN), null);
+        return new ConnectorException(code, reason, "cannot run " + quoted() + ": " + RemoteText.sanitize(what, MAX_SHOWN), null);
     }
 }

@@ -2,6 +2,7 @@ package io.rdmaflux.connector;
 
 import io.rdmaflux.connector.ConnectorException.Reason;
 import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.RemoteText;
 import java.io.ByteArrayOutputStream;
 import java.io.FileInputStream;
 import java.io.IOException;
@@ -575,7 +576,7 @@ final class CommandProcess {
             while ((b = in.read()) >= 0 && b != '\n' && line.size() < 1000) {
                 line.write(b);
             }
-            return Text.sanitize(line.toString(StandardCharsets.UTF_8), 300);
+            return RemoteText.sanitize(line.toString(StandardCharsets.UTF_8), 300);
         } finally {
             watchdog.dispose();
         }

@@ -1,5 +1,6 @@
 package io.rdmaflux.connector;
 
+import io.rdmaflux.protocol.RemoteText;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
@@ -82,7 +83,7 @@ final class StderrDrain implements Runnable {
 
     private void emit() {
         int n = length > 0 && line[length - 1] == '\r' ? length - 1 : length;
-        String text = Text.sanitize(new String(line, 0, n, StandardCharsets.UTF_8), MAX_LINE) + (cut ? "\u2026" : "");
+        String text = RemoteText.sanitize(new String(line, 0, n, StandardCharsets.UTF_8), MAX_LINE) + (cut ? "\u2026" : "");
         length = 0;
         cut = false;
         synchronized (tail) {
@@ -90,7 +91,7 @@ final class StderrDrain implements Runnable {
                 if (tail.size() == TAIL_LINES) {
                     tail.removeFirst();
                 }
-                tail.addLast(Text.sanitize(text, TAIL_LINE));
+                tail.addLast(RemoteText.sanitize(text, TAIL_LINE));
             }
         }
         try {

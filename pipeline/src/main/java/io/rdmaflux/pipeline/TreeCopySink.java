@@ -5,6 +5,7 @@ import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.connector.tree.TreeEntry;
 import io.rdmaflux.connector.tree.TreeListener;
 import io.rdmaflux.connector.tree.TreeSink;
+import io.rdmaflux.protocol.RemoteText;
 import java.util.Objects;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;
@@ -22,6 +23,8 @@ import reactor.util.Loggers;
 public final class TreeCopySink implements PipelineSink {
 
     private static final Logger log = Loggers.getLogger(TreeCopySink.class);
+    /** A tree's paths are at most 4 KiB; a warning shows that much of one. */
+    private static final int MAX_PATH_SHOWN = 4096;
 
     private final TreeSink sink;
 
@@ -62,7 +65,9 @@ public final class TreeCopySink implements PipelineSink {
 
                 @Override
                 public void onWarning(String path, String message) {
-                    log.warn("{}: {}", path.isEmpty() ? "." : path, message);
+                    // The path came from the stream (the sender's), so may the words: sanitized.
+                    log.warn("{}: {}", path.isEmpty() ? "." : RemoteText.sanitize(path, MAX_PATH_SHOWN),
+                            RemoteText.sanitize(message));
                     own.onWarning(path, message);
                 }
             };

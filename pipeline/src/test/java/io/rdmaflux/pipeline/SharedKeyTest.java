@@ -36,6 +36,33 @@ class SharedKeyTest {
     }
 
     @Test
+    void aKeyIsAtMost4KiBAndOnlyThatMuchIsRead() throws Exception {
+        assertThat(SharedKey.MAX_FILE_KEY).isEqualTo(4096);
+        assertThat(key("k".repeat(4096) + "\r\n")).hasSize(4096);
+        Path longer = Files.writeString(dir.resolve("longer"), "k".repeat(4097) + "\n");
+        assertThatThrownBy(() -> SharedKey.fromFile(longer))
+                .hasMessage("key file " + longer + " holds more than 4096 bytes, which is no key (is it the right file?)");
+        // Reading /dev/zero (a source, never written) ends after a few KiB instead of filling the heap.
+        assertThatThrownBy(() -> SharedKey.fromFile(Path.of("/dev/zero"))).hasMessageContaining("more than 4096 bytes");
+        assertThatThrownBy(() -> SharedKey.check(Path.of("/dev/zero"))).hasMessageContaining("more than 4096 bytes");
+        Path binary = Files.write(dir.resolve("binary"), new byte[] {'k', (byte) 0xff, 'k'});
+        assertThatThrownBy(() -> SharedKey.fromFile(binary))
+                .hasMessage("cannot read key file " + binary + ": it is not UTF-8 text");
+    }
+
+    @Test
+    void checkingAFifoDoesNotOpenIt() throws Exception {
+        Path fifo = dir.resolve("key.fifo");
+        Process mk = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+        assertThat(mk.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(mk.exitValue()).isZero();
+        // Nobody writes to it: opening it would wait for ever (the limit only ends such a wait).
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60),
+                () -> SharedKey.check(fifo));
+        assertThatThrownBy(() -> SharedKey.check(dir.resolve("missing"))).hasMessageEndingWith(" does not exist");
+    }
+
+    @Test
     void aFileOthersCanReadIsNamedWithItsPermissions() throws Exception {
         Path file = Files.writeString(dir.resolve("k"), "secret");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));

@@ -47,4 +47,27 @@ class RemoteTextTest {
         String s = RemoteText.sanitize("x".repeat(100_000));
         assertThat(s).hasSize(RemoteText.MAX_LENGTH + 3).endsWith("...");
     }
+
+    // One sanitizer for all remote text: what hides or reorders text goes too, not only controls.
+    @Test
+    void zeroWidthBidiAndPrivateUseCharactersAreReplaced() {
+        assertThat(RemoteText.sanitize("zero\u200bwidth\u200c\u200d\u2060\ufeffend")).isEqualTo("zero?width????end");
+        assertThat(RemoteText.sanitize("bidi\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061cend"))
+                .isEqualTo("bidi????????????end");
+        assertThat(RemoteText.sanitize("pua\ue000\uf8ff\udb80\udc00\udbff\udffdend")).isEqualTo("pua????end");
+        assertThat(RemoteText.sanitize("tag\udb40\udc41unassigned\u0378end")).isEqualTo("tag?unassigned?end");
+        for (int cp : new int[] {0x200b, 0x200d, 0xfeff, 0x202e, 0x2066, 0x061c, 0xe000, 0xf0000, 0x1b, 0x9b, 0x2028}) {
+            assertThat(RemoteText.isUnsafe(cp)).as("U+%04X", cp).isTrue();
+        }
+        for (int cp : new int[] {'a', ' ', 0xe9, 0x2603, 0x1f600, 0x30d5}) {
+            assertThat(RemoteText.isUnsafe(cp)).as("U+%04X", cp).isFalse();
+        }
+    }
+
+    @Test
+    void anotherBoundCutsThere() {
+        assertThat(RemoteText.sanitize("abcdefgh", 3)).isEqualTo("abc...");
+        assertThat(RemoteText.sanitize("a\u001b[2Jb", 3)).isEqualTo("a?b");
+        assertThat(RemoteText.sanitize("x".repeat(2000), 1000)).hasSize(1003);
+    }
 }

@@ -111,18 +111,26 @@ public final class Agent {
      * @param version this tool's version, for the hello
      */
     public int serve(InputStream in, PrintStream out, Map<String, String> env, String version) {
+        return serve(in, out, env, version, null);
+    }
+
+    /**
+     * {@link #serve(InputStream, PrintStream, Map, String)} with a hello that carries
+     * {@code nonce}, as the coordinator that started this agent asked ({@code --hello NONCE}).
+     */
+    public int serve(InputStream in, PrintStream out, Map<String, String> env, String version, String nonce) {
         try {
-            return serveJob(in, out, env, version);
+            return serveJob(in, out, env, version, nonce);
         } finally {
             finished.countDown();
         }
     }
 
-    private int serveJob(InputStream in, PrintStream out, Map<String, String> env, String version) {
+    private int serveJob(InputStream in, PrintStream out, Map<String, String> env, String version, String nonce) {
         String[] ssh = env.getOrDefault("SSH_CONNECTION", "").trim().split("\\s+");
         send(out, new AgentMessage.Hello(AgentMessage.PROTOCOL, version,
                 ssh.length == 4 && AgentMessage.isAddress(ssh[0]) ? ssh[0] : null,
-                ssh.length == 4 && AgentMessage.isAddress(ssh[2]) ? ssh[2] : null));
+                ssh.length == 4 && AgentMessage.isAddress(ssh[2]) ? ssh[2] : null, nonce));
 
         Sinks.One<AgentMessage.Job> job = Sinks.one();
         Sinks.One<AgentMessage.Connect> downstream = Sinks.one();

@@ -30,6 +30,24 @@ public sealed interface AgentMessage {
         return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(k);
     }
 
+    /**
+     * A fresh nonce for one agent's start: 16 bytes from {@link java.security.SecureRandom} as
+     * hex, plain for any shell. The coordinator puts it on the agent's command line and takes
+     * only a hello that carries it, so no line a login's startup files print can pass for one.
+     */
+    static String newNonce() {
+        byte[] n = new byte[16];
+        new java.security.SecureRandom().nextBytes(n);
+        return java.util.HexFormat.of().formatHex(n);
+    }
+
+    /**
+     * The start of a hello line exactly as {@link Hello#toLine} writes it: the coordinator looks
+     * for it anywhere in the agent's output, since a login may print text without a newline
+     * ("Welcome") just before the agent's first line.
+     */
+    String HELLO_START = "{\"type\":\"hello\"";
+
     /** Whether {@code text} looks like an IP address (v4, or v6 with an optional zone), as SSH_CONNECTION gives them. */
     static boolean isAddress(String text) {
         return text.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(%[\\w.-]+)?");
@@ -47,12 +65,20 @@ public sealed interface AgentMessage {
      * @param version   the agent's version text
      * @param sshClient the coordinator's address as this host saw it, or null
      * @param sshServer this host's address the coordinator's ssh connected to, or null
+     * @param nonce     what the coordinator gave the agent with {@code --hello}, or null
      */
-    record Hello(int protocol, String version, String sshClient, String sshServer) implements AgentMessage {
+    record Hello(int protocol, String version, String sshClient, String sshServer, String nonce)
+            implements AgentMessage {
+
+        /** A hello without a nonce (an agent started by hand, not by a coordinator). */
+        public Hello(int protocol, String version, String sshClient, String sshServer) {
+            this(protocol, version, sshClient, sshServer, null);
+        }
+
         @Override
         public String toLine() {
             return line("hello", "protocol", protocol, "version", version, "ssh-client", sshClient,
-                    "ssh-server", sshServer);
+                    "ssh-server", sshServer, "nonce", nonce);
         }
     }
 
@@ -199,7 +225,7 @@ public sealed interface AgentMessage {
         String type = text(m, "type", true);
         return switch (type) {
             case "hello" -> new Hello((int) integer(m, "protocol", 0, Integer.MAX_VALUE), text(m, "version", false),
-                    text(m, "ssh-client", false), text(m, "ssh-server", false));
+                    text(m, "ssh-client", false), text(m, "ssh-server", false), text(m, "nonce", false));
             case "job" -> {
                 if (!(m.get("pipeline") instanceof Map<?, ?> p)) {
                     throw new IllegalArgumentException("job without a pipeline object");

@@ -66,6 +66,8 @@ public final class RemoteAgent implements Disposable {
     private final Process process;
     /** The ssh process and what it started (a ProxyCommand, an -e wrapper's children): ended together. */
     private final ProcessGroup group;
+    /** Given to the agent on its command line; only a hello carrying it counts (see {@link #hello(String)}). */
+    private final String nonce;
     private final OutputStream stdin;
     private final Sinks.One<AgentMessage.Hello> hello = Sinks.one();
     private final Sinks.One<AgentMessage.Listening> listening = Sinks.one();
@@ -85,11 +87,12 @@ public final class RemoteAgent implements Disposable {
     private volatile String protocolError;
     private volatile String lastStderr;
 
-    private RemoteAgent(RemoteShell shell, RemoteHost host, Process process, ProcessGroup group) {
+    private RemoteAgent(RemoteShell shell, RemoteHost host, Process process, ProcessGroup group, String nonce) {
         this.shell = shell;
         this.host = host;
         this.process = process;
         this.group = group;
+        this.nonce = nonce;
         this.stdin = process.getOutputStream();
         this.stderrReader = daemon("stderr", () -> readStderr(process.getErrorStream()));
         this.startDeadline = System.nanoTime() + shell.startTimeout().toNanos();
@@ -106,13 +109,14 @@ public final class RemoteAgent implements Disposable {
     }
 
     static RemoteAgent start(RemoteShell shell, RemoteHost host) {
-        List<String> argv = shell.command(host, shell.agentCommand());
+        String nonce = AgentMessage.newNonce();
+        List<String> argv = shell.command(host, shell.agentCommand(nonce));
         log.debug("starting the agent on {}: {}", host, ShellWords.join(argv));
         try {
             // In a process group of its own, so that ending it ends what it started too.
             List<String> run = ProcessGroup.command(argv);
             Process p = new ProcessBuilder(run).start();
-            return new RemoteAgent(shell, host, p, ProcessGroup.of(p, run));
+            return new RemoteAgent(shell, host, p, ProcessGroup.of(p, run), nonce);
         } catch (IOException e) {
             throw new RemoteException(Kind.UNREACHABLE, host, "cannot run '" + argv.get(0) + "': "
                     + RemoteText.sanitize(e.getMessage()) + (shell.isSsh() ? " (install OpenSSH's ssh client, or give -e)"
@@ -304,10 +308,12 @@ public final class RemoteAgent implements Disposable {
         synchronized (early) {
             lines = List.copyOf(early);
         }
+        // The command that ran (less the nonce), quoted word by word for a shell: the remote
+        // command is one word, and the rdflux path in it may hold quotes of its own.
         return new RemoteException(Kind.TOOL_FAILED, host, "rdflux did not start within "
                 + shell.startTimeout().toSeconds() + " s" + lastLine(lines, " (")
-                + "; check that 'ssh " + host.destination() + " " + shell.agentCommand()
-                + "' prints a hello line, or give it longer with --start-timeout");
+                + "; check that " + ShellWords.join(shell.command(host, shell.agentCommand()))
+                + " prints a hello line, or give it longer with --start-timeout");
     }
 
     private void readStdout(InputStream out) {
@@ -316,22 +322,17 @@ public final class RemoteAgent implements Disposable {
         try {
             String line;
             while ((line = lines.next()) != null) {
-                AgentMessage m;
-                try {
-                    if (lines.truncated()) {
-                        throw new IllegalArgumentException("a line longer than " + AgentMessage.MAX_LINE + " bytes");
-                    }
-                    m = AgentMessage.parse(line);
-                } catch (IllegalArgumentException e) {
-                    if (!greeted) {
-                        // A login shell's startup files may print; the agent's hello is what counts.
+                if (!greeted) {
+                    // A login shell's startup files may print, with or without a newline: only
+                    // the agent's hello counts, found by its exact form and this start's nonce.
+                    AgentMessage.Hello h = lines.truncated() ? null : hello(line);
+                    if (h == null) {
                         log.debug("{}: ignored output before the agent started: {}", host, RemoteText.sanitize(line));
                         continue;
                     }
-                    protocolError = "the agent sent a malformed message (" + RemoteText.sanitize(e.getMessage()) + ")";
-                    break;
-                }
-                if (m instanceof AgentMessage.Hello h && !greeted && !startTimedOut) {
+                    if (startTimedOut) {
+                        continue;
+                    }
                     if (h.protocol() != AgentMessage.PROTOCOL) {
                         protocolError = "rdflux there speaks agent protocol " + h.protocol() + ", this one "
                                 + AgentMessage.PROTOCOL + " (" + RemoteText.sanitize(h.version())
@@ -340,9 +341,19 @@ public final class RemoteAgent implements Disposable {
                     }
                     greeted();
                     hello.tryEmitValue(h);
-                } else if (!greeted) {
-                    log.debug("{}: ignored a message before the hello: {}", host, RemoteText.sanitize(line));
-                } else if (m instanceof AgentMessage.Listening l) {
+                    continue;
+                }
+                AgentMessage m;
+                try {
+                    if (lines.truncated()) {
+                        throw new IllegalArgumentException("a line longer than " + AgentMessage.MAX_LINE + " bytes");
+                    }
+                    m = AgentMessage.parse(line);
+                } catch (IllegalArgumentException e) {
+                    protocolError = "the agent sent a malformed message (" + RemoteText.sanitize(e.getMessage()) + ")";
+                    break;
+                }
+                if (m instanceof AgentMessage.Listening l) {
                     listening.tryEmitValue(l);
                 } else if (m instanceof AgentMessage.Progress p) {
                     bytes = p.bytes();
@@ -356,6 +367,27 @@ public final class RemoteAgent implements Disposable {
             log.debug("reading from the agent on {} failed: {}", host, e.toString());
         }
         finish(outcome);
+    }
+
+    /**
+     * The hello in {@code line} carrying this start's nonce, wherever in the line it starts
+     * (after a login's "Welcome" without a newline, say); null when there is none. A line a
+     * startup file prints that merely looks like a hello lacks the nonce.
+     */
+    private AgentMessage.Hello hello(String line) {
+        // Without the nonce there is nothing to parse: a line of many hello-like starts costs one scan.
+        int last = line.lastIndexOf(nonce);
+        for (int at = line.indexOf(AgentMessage.HELLO_START); at >= 0 && at < last;
+                at = line.indexOf(AgentMessage.HELLO_START, at + 1)) {
+            try {
+                if (AgentMessage.parse(line.substring(at)) instanceof AgentMessage.Hello h && nonce.equals(h.nonce())) {
+                    return h;
+                }
+            } catch (IllegalArgumentException e) {
+                // Not a whole message from here: look further along the line.
+            }
+        }
+        return null;
     }
 
     private void greeted() {
@@ -498,6 +530,10 @@ public final class RemoteAgent implements Disposable {
         if (exit == 126) {
             return new RemoteException(Kind.TOOL_MISSING, host, "'" + tool + "' cannot be run there" + quoted
                     + "; check the path given with --rdflux-path and its permissions");
+        }
+        if (exit == 64 && said.contains("--hello")) {
+            return new RemoteException(Kind.TOOL_FAILED, host, "'" + tool + " agent' there does not take --hello, "
+                    + "which this version gives it: install the same version on both hosts");
         }
         return new RemoteException(Kind.TOOL_FAILED, host, "'" + tool + " agent' failed to start (exit " + exit + ")"
                 + quoted + "; check the rdma-flux installation there");

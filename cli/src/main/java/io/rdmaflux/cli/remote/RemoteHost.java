@@ -25,11 +25,15 @@ public record RemoteHost(String user, String host) {
     public RemoteHost {
         Objects.requireNonNull(host, "host");
         if (host.isEmpty() || host.startsWith("-")) {
-            throw new IllegalArgumentException("bad host name '" + host + "'");
+            throw new IllegalArgumentException("bad host name '" + host + "'" + dash(host));
         }
         if (user != null && (user.isEmpty() || user.startsWith("-"))) {
-            throw new IllegalArgumentException("bad user name '" + user + "'");
+            throw new IllegalArgumentException("bad user name '" + user + "'" + dash(user));
         }
+    }
+
+    private static String dash(String name) {
+        return name.startsWith("-") ? " (it starts with '-', which ssh would take as an option)" : "";
     }
 
     /**

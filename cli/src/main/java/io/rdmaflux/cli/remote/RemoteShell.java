@@ -156,6 +156,11 @@ public final class RemoteShell {
         return tool + " agent";
     }
 
+    /** The remote command line that starts the agent with a hello carrying {@code nonce} (hex: no quoting needed). */
+    String agentCommand(String nonce) {
+        return agentCommand() + " --hello " + nonce;
+    }
+
     /** The local command (argv) that runs {@code remoteCommand} on {@code host}. */
     public List<String> command(RemoteHost host, String remoteCommand) {
         List<String> argv = new ArrayList<>(rsh);

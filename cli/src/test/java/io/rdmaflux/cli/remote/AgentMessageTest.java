@@ -16,6 +16,7 @@ class AgentMessageTest {
         List<AgentMessage> all = List.of(
                 new AgentMessage.Hello(1, "rdma-flux 1", "10.0.0.1", "fe80::1%eth0"),
                 new AgentMessage.Hello(1, null, null, null),
+                new AgentMessage.Hello(1, "rdma-flux 1", null, null, "00ff"),
                 new AgentMessage.Job(Map.of("source", Map.of("type", "file", "path", "/a b/ü"),
                         "stages", List.of(Map.of("type", "zstd", "level", 3L))), 1000, true, false),
                 new AgentMessage.Connect("127.0.0.3", 65535),
@@ -29,6 +30,13 @@ class AgentMessageTest {
             assertThat(AgentMessage.parse(m.toLine())).isEqualTo(m);
         }
         assertThat(AgentMessage.parse("{\"type\":\"later\",\"x\":[1]}")).isEqualTo(new AgentMessage.Unknown("later"));
+    }
+
+    @Test
+    void aHelloStartsWithTheFormTheCoordinatorLooksFor() {
+        assertThat(new AgentMessage.Hello(1, "v", null, null, AgentMessage.newNonce()).toLine())
+                .startsWith(AgentMessage.HELLO_START);
+        assertThat(AgentMessage.newNonce()).matches("[0-9a-f]{32}").isNotEqualTo(AgentMessage.newNonce());
     }
 
     @ParameterizedTest

@@ -230,11 +230,22 @@ class RemoteAgentE2ETest {
 
     @Test
     void anAgentOfAnotherProtocolVersionIsRefused() throws Exception {
-        // --rdflux-path is shell text, as rsync's --rsync-path: this one says hello in protocol 99.
-        RemoteShell other = shell().rdfluxPath("echo '{\"type\":\"hello\",\"protocol\":99,\"version\":\"rdma-flux 9\"}' #");
+        // --rdflux-path is shell text, as rsync's --rsync-path: this one says hello in protocol 99,
+        // with the nonce it was given (agent --hello NONCE), as an agent of any version does.
+        RemoteShell other = shell().rdfluxPath("f() { echo \"{\\\"type\\\":\\\"hello\\\",\\\"protocol\\\":99,"
+                + "\\\"version\\\":\\\"rdma-flux 9\\\",\\\"nonce\\\":\\\"$3\\\"}\"; }; f");
         RemoteException e = failure(other.startAgent(RemoteHost.parse("h1")).hello());
         assertThat(e.kind()).isEqualTo(Kind.TOOL_FAILED);
         assertThat(e.getMessage()).contains("agent protocol 99").contains("same version");
+    }
+
+    @Test
+    void anAgentTooOldForTheHelloNonceIsToldApart() throws Exception {
+        // What picocli makes an older rdflux say about --hello: a usage error, exit 64.
+        RemoteShell old = shell().rdfluxPath("f() { echo \"rdflux: unknown option '$2'\" >&2; exit 64; }; f");
+        RemoteException e = failure(old.startAgent(RemoteHost.parse("h1")).hello());
+        assertThat(e.kind()).isEqualTo(Kind.TOOL_FAILED);
+        assertThat(e.getMessage()).contains("does not take --hello").contains("same version");
     }
 
     @Test
@@ -324,10 +335,15 @@ class RemoteAgentE2ETest {
     @Test
     void anAgentPastItsStartTimeoutFailsButItsLoginRunsToItsEnd() throws Exception {
         Path lock = dir.resolve("login.lock");
-        RemoteAgent h1 = shell().startTimeout(Duration.ofSeconds(2)).rdfluxPath(slowLogin(lock, 5)).startAgent(RemoteHost.parse("h1"));
+        RemoteShell slow = shell().startTimeout(Duration.ofSeconds(2)).rdfluxPath(slowLogin(lock, 5));
+        RemoteAgent h1 = slow.startAgent(RemoteHost.parse("h1"));
         RemoteException e = failure(h1.hello());
         assertThat(e.kind()).isEqualTo(Kind.TOOL_FAILED);
         assertThat(e.getMessage()).startsWith("h1: rdflux did not start within 2 s").contains("--start-timeout");
+        // The command to try by hand is the one that ran, each word quoted for a shell (the tool's
+        // path has a space, so --rdflux-path quotes it: quoting the whole again in '...' broke it).
+        assertThat(e.getMessage()).contains("; check that "
+                + ShellWords.join(slow.command(RemoteHost.parse("h1"), slow.agentCommand())) + " prints a hello line");
         assertThat(failure(h1.done()).getMessage()).isEqualTo(e.getMessage());
         h1.exited().block(LIMIT);
         assertThat(lock).as("the login's lock: left behind when ssh is killed mid-login").doesNotExist();

@@ -67,6 +67,16 @@ public class SshServer implements AutoCloseable {
         return "ssh -F " + config;
     }
 
+    /**
+     * A startup file for every session's shell, as a user's ~/.bashrc is, without touching the
+     * user's: bash runs it (it is the sessions' {@code BASH_ENV}) before the command, when it
+     * exists. None by default; a test writes it (and removes it after) to play a login that
+     * prints ("Welcome"). It should {@code unset BASH_ENV}, so that only the login shell runs it.
+     */
+    public Path startupFile() {
+        return dir.resolve("startup.sh");
+    }
+
     /** sshd's own log (its stderr). */
     public String log() {
         try {
@@ -238,8 +248,9 @@ public class SshServer implements AutoCloseable {
                 .append("MaxStartups 100:30:200\n")
                 // bash reads ~/.bashrc for a command run by sshd only as a top-level shell: this
                 // machine's own rc files (a pyenv init whose stale rehash lock stalls every
-                // login for 60 s, say) must not decide whether the tests pass.
-                .append("SetEnv SHLVL=1\n");
+                // login for 60 s, say) must not decide whether the tests pass. Tests give the
+                // sessions a startup file of their own instead ({@link #startupFile()}).
+                .append("SetEnv SHLVL=1 BASH_ENV=").append(startupFile()).append('\n');
         if (root) {
             b.append("PermitRootLogin prohibit-password\n");
         }

@@ -2,6 +2,7 @@ package io.rdmaflux.connector.tree;
 
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.RemoteText;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -189,8 +190,14 @@ final class TreeFormat {
         return slash < 0 ? "" : path.substring(0, slash);
     }
 
-    /** A stream that breaks the format's rules: bad data, as a codec's (exit 65), not a bug. */
+    /** The longest message of a refused stream, in characters: it may quote a path from the stream. */
+    static final int MAX_MESSAGE = 1000;
+
+    /**
+     * A stream that breaks the format's rules: bad data, as a codec's (exit 65), not a bug. The
+     * message quotes the sender's paths and words, so it is sanitized (io.rdmaflux.protocol.RemoteText).
+     */
     static ProtocolException malformed(String message) {
-        return new ProtocolException(ErrorCode.CODEC, "refused tree stream: " + message);
+        return new ProtocolException(ErrorCode.CODEC, "refused tree stream: " + RemoteText.sanitize(message, MAX_MESSAGE));
     }
 }

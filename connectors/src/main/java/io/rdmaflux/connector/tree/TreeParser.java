@@ -3,6 +3,7 @@ package io.rdmaflux.connector.tree;
 import static io.rdmaflux.connector.tree.TreeFormat.malformed;
 
 import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.protocol.RemoteText;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -193,7 +194,8 @@ final class TreeParser {
                 int status = b.get() & 0xff;
                 long length = b.getLong();
                 int crc = b.getInt();
-                String reason = string(b, TreeFormat.MAX_TEXT, "reason");
+                // Only ever shown: made safe where it enters (io.rdmaflux.protocol.RemoteText).
+                String reason = RemoteText.sanitize(string(b, TreeFormat.MAX_TEXT, "reason"), TreeFormat.MAX_TEXT);
                 exhausted(b);
                 if (status != TreeFormat.STATUS_OK && status != TreeFormat.STATUS_FAILED) {
                     throw malformed("FILE_END with unknown status " + status);
@@ -205,8 +207,9 @@ final class TreeParser {
             }
             case TreeFormat.NOTICE -> {
                 int severity = b.get() & 0xff;
-                String path = string(b, TreeFormat.MAX_PATH, "path");
-                String message = string(b, TreeFormat.MAX_TEXT, "message");
+                // A notice is only ever shown: its words are made safe where they enter.
+                String path = RemoteText.sanitize(string(b, TreeFormat.MAX_PATH, "path"), TreeFormat.MAX_PATH);
+                String message = RemoteText.sanitize(string(b, TreeFormat.MAX_TEXT, "message"), TreeFormat.MAX_TEXT);
                 exhausted(b);
                 if (severity != TreeFormat.SEVERITY_WARNING && severity != TreeFormat.SEVERITY_ERROR) {
                     throw malformed("NOTICE with unknown severity " + severity);

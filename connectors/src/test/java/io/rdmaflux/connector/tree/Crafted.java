@@ -113,6 +113,24 @@ final class Crafted {
         });
     }
 
+    /** A NOTICE: severity 1 (warning) or 2 (error); an error counts as a failure in END. */
+    Crafted notice(int severity, String path, String message) {
+        byte[] p = path.getBytes(StandardCharsets.UTF_8);
+        byte[] m = message.getBytes(StandardCharsets.UTF_8);
+        if (severity == 2) {
+            failures++;
+        }
+        return run(() -> {
+            out.writeByte(5);
+            out.writeInt(5 + p.length + m.length);
+            out.writeByte(severity);
+            out.writeShort(p.length);
+            out.write(p);
+            out.writeShort(m.length);
+            out.write(m);
+        });
+    }
+
     /** END with the counts of what was written so far. */
     Crafted end() {
         return end(nextId, okBytes, failures);

@@ -172,6 +172,29 @@ class HostileTreeStreamTest {
         assertThat(Trees.temporaries(dest)).isEmpty();
     }
 
+    /** What a terminal would obey: ESC, BEL, CSI, and the zero-width, bidi and private-use characters used below. */
+    private static final String[] OBEYED = {"\u001b", "\u0007", "\u009b", "\u202e", "\u200b", "\ue000"};
+
+    @Test
+    void aSendersNoticesReasonsAndPathsReachMessagesOnlySanitized() {
+        TreeReport report = write(Crafted.tree()
+                .notice(1, "n\u001b]0;retitled\u0007", "warned\u001b]0;title\u0007 \u001b[2Jcleared")
+                .notice(2, "e\u202e", "failed\u200b\ue000\u009b31m")
+                .entry(1, Crafted.FILE, 1, 0644, 5, "changing", "").data(1, PAYLOAD)
+                .fileEnd(1, 1, 5, 0, "changed\u001b[2J while\u0007 read").end());
+        assertThat(report.warnings()).containsExactly("n?: warned? ?cleared");
+        assertThat(report.failureLines()).containsExactly("e?: failed???31m", "changing: changed? while? read");
+        for (String line : report.failureLines()) {
+            assertThat(line).doesNotContain(OBEYED);
+        }
+        // A refused stream's message quotes the entry's path: sanitized too.
+        assertThatThrownBy(() -> TreeSink.of(dest).writeTree(Trees.chunks(Crafted.tree()
+                .file("../\u001b[2J\u001b]0;t\u0007x", PAYLOAD).end().bytes(), 3)).block(T))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageStartingWith("refused tree stream: entry 1 '../??x'")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(OBEYED));
+    }
+
     private TreeReport write(Crafted c) {
         return TreeSink.of(dest).writeTree(Trees.chunks(c.bytes(), 7)).block(T);
     }

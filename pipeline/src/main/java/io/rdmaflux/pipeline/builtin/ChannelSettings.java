@@ -53,7 +53,7 @@ final class ChannelSettings {
      * warns of a key file that others can read (validation runs once per file, so once).
      */
     static void validate(OptionValues v) {
-        key(v);
+        checkKey(v);
         if (v.isSet(KEY_FILE)) {
             Path file = v.get(KEY_FILE);
             SharedKey.readableByOthers(file).ifPresent(p -> log.warn("key file {} can be read by other users ({}): "
@@ -62,6 +62,23 @@ final class ChannelSettings {
         if (v.get(IDLE_TIMEOUT).compareTo(Duration.ofSeconds(1)) < 0) {
             throw OptionValues.invalid(IDLE_TIMEOUT, "must be at least 1s");
         }
+    }
+
+    /**
+     * Checks the key options as {@link #key} reads them, without reading a key file that is not
+     * a regular file ({@link SharedKey#check}): {@code rdflux run --check} must not wait on a
+     * FIFO, and a run must leave a FIFO's key for the one read that uses it.
+     */
+    static void checkKey(OptionValues v) {
+        if (v.isSet(KEY_FILE) && !v.isSet(KEY_ENV) && !v.isSet(KEY)) {
+            try {
+                SharedKey.check(v.get(KEY_FILE));
+            } catch (IllegalArgumentException e) {
+                throw OptionValues.invalid(KEY_FILE, e.getMessage());
+            }
+            return;
+        }
+        key(v);
     }
 
     /** The key bytes, from exactly one of key-file, key-env, key, else $RDFLUX_KEY. */

@@ -81,7 +81,7 @@ public final class TreeSourcePlugin implements SourcePlugin {
             throw OptionValues.invalid(PATHS, "must name at least one path");
         }
         if (!values.get(SYNC).equals("off")) {
-            ChannelSettings.key(values);   // the listing's channel needs one
+            ChannelSettings.checkKey(values);   // the listing's channel needs one
         }
     }
 
