@@ -1074,10 +1074,11 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private void checkHeld(String where) throws IOException {
         long held = directoryBytes + linkTargets.bytes() + names.bytes();
         if (held > maxHeld) {
-            throw malformed(where + ": writing this tree needs more than " + (maxHeld >> 20) + " MiB of memory here"
+            // The sender's path last: a long one is what the message's length limit cuts.
+            throw malformed("writing this tree needs more than " + (maxHeld >> 20) + " MiB of memory here"
                     + " (the tree sink's limit, a quarter of the Java heap) for its directories, hard-link targets"
                     + (options.delete() ? " and names" : "") + ": raise the heap with RDFLUX_JAVA_OPTS=-Xmx<size>"
-                    + " (e.g. -Xmx1g), or copy a smaller tree");
+                    + " (e.g. -Xmx1g), or copy a smaller tree; at " + where);
         }
     }
 
