@@ -283,7 +283,9 @@ class RdcpE2ETest {
     void aFullDestinationDiskFailsTheFileNamedAndLeavesNoPartialFile() throws Exception {
         Path src = Files.createDirectories(dir.resolve("src"));
         Files.writeString(src.resolve("a-small"), "small");
-        Files2.random(src.resolve("big.bin"), 16L << 20, 5);
+        // Smaller than the file system (a file larger than a whole file system fails by name up
+        // front, docs/tree-format.md), larger than what is left of it once the filler is there.
+        Files2.random(src.resolve("big.bin"), 3L << 20, 5);
         // A real ENOSPC needs a small file system: a 4 MiB tmpfs (root, as in CI). ulimit -f would
         // give EFBIG instead, and a loop device needs mkfs and more privileges than this.
         Path fs = Files.createDirectories(dir.resolve("small fs"));
@@ -293,6 +295,7 @@ class RdcpE2ETest {
         assumeTrue(mount.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) && mount.exitValue() == 0,
                 "cannot mount a small tmpfs for a full disk (needs root): " + said);
         try {
+            Files2.random(fs.resolve("filler"), 2L << 20, 6);
             Path dst = fs.resolve("dst");
             Tool t = rdcp("-r", src + "/", "h2:" + dst);
 
