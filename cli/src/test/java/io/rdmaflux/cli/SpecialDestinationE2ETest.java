@@ -1,7 +1,12 @@
 package io.rdmaflux.cli;
 
+import static io.rdmaflux.cli.SpecialFiles.S_IFCHR;
+import static io.rdmaflux.cli.SpecialFiles.S_IFIFO;
+import static io.rdmaflux.cli.SpecialFiles.S_IFREG;
+import static io.rdmaflux.cli.SpecialFiles.charDevice;
+import static io.rdmaflux.cli.SpecialFiles.fifo;
+import static io.rdmaflux.cli.SpecialFiles.type;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -33,10 +38,6 @@ import org.junit.jupiter.api.io.TempDir;
 class SpecialDestinationE2ETest {
 
     private static final Duration LIMIT = Duration.ofSeconds(120);
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFIFO = 0010000;
-    private static final int S_IFCHR = 0020000;
-    private static final int S_IFREG = 0100000;
 
     @TempDir
     Path dir;
@@ -62,7 +63,7 @@ class SpecialDestinationE2ETest {
 
     @Test
     void rdcpToALocalDeviceWritesThroughIt() throws Exception {
-        Path dev = charDevice("null");
+        Path dev = charDevice(dir.resolve("null"));
         Tool t = rdcp(src.toString(), dev.toString());
         assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
         assertThat(type(dev)).isEqualTo(S_IFCHR);
@@ -71,7 +72,7 @@ class SpecialDestinationE2ETest {
 
     @Test
     void rdcpToALocalFifoFeedsItsReader() throws Exception {
-        Path fifo = fifo("fifo");
+        Path fifo = fifo(dir.resolve("fifo"));
         Process reader = reader(fifo, dir.resolve("read"));
         Tool t = rdcp(src.toString(), fifo.toString());
         assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
@@ -83,7 +84,7 @@ class SpecialDestinationE2ETest {
     /** A sync lists the destination first: a device there is written through, not refused or replaced. */
     @Test
     void syncToADeviceWritesThroughIt() throws Exception {
-        Path dev = charDevice("null");
+        Path dev = charDevice(dir.resolve("null"));
         Tool t = rdcp("--sync", src.toString(), dev.toString());
         assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
         assertThat(type(dev)).isEqualTo(S_IFCHR);
@@ -98,9 +99,9 @@ class SpecialDestinationE2ETest {
             Files.writeString(tree.resolve(name), "file " + name);
         }
         Path copy = Files.createDirectories(dir.resolve("copy/d"));
-        charDevice("copy/d/dev");
-        fifo("copy/d/fifo");
-        Path extra = charDevice("copy/d/extra");
+        charDevice(dir.resolve("copy/d/dev"));
+        fifo(dir.resolve("copy/d/fifo"));
+        Path extra = charDevice(dir.resolve("copy/d/extra"));
         try (ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             s.bind(UnixDomainSocketAddress.of(copy.resolve("socket")));
             Tool t = rdcp("-r", "--sync", "--delete", dir.resolve("tree") + "/", dir.resolve("copy").toString());
@@ -115,11 +116,11 @@ class SpecialDestinationE2ETest {
 
     @Test
     void rdrecvWritesThroughADeviceAndAFifo() throws Exception {
-        Path dev = charDevice("null");
+        Path dev = charDevice(dir.resolve("null"));
         receive(dev);
         assertThat(type(dev)).isEqualTo(S_IFCHR);
 
-        Path fifo = fifo("fifo");
+        Path fifo = fifo(dir.resolve("fifo"));
         Process reader = reader(fifo, dir.resolve("read"));
         receive(fifo);
         assertThat(reader.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -130,7 +131,7 @@ class SpecialDestinationE2ETest {
 
     @Test
     void rdpipeRedirectionsWriteThroughAFifo() throws Exception {
-        Path fifo = fifo("fifo");
+        Path fifo = fifo(dir.resolve("fifo"));
         for (String op : List.of(">", ">>")) {
             Path read = dir.resolve("read" + op.length());
             Process reader = reader(fifo, read);
@@ -159,27 +160,10 @@ class SpecialDestinationE2ETest {
                 Map.of("RDFLUX_JAVA_OPTS", marker()), args);
     }
 
-    /** A character device with /dev/null's numbers, made in the test's directory (needs root). */
-    private Path charDevice(String name) throws Exception {
-        Path p = dir.resolve(name);
-        assumeTrue(run("mknod", p.toString(), "c", "1", "3") == 0, "mknod needs root");
-        return p;
-    }
-
-    private Path fifo(String name) throws Exception {
-        Path p = dir.resolve(name);
-        assumeTrue(run("mkfifo", p.toString()) == 0, "mkfifo is not available");
-        return p;
-    }
-
     /** Reads the FIFO to its end into {@code into}, concurrently (and gives up after 60 s). */
     private static Process reader(Path fifo, Path into) throws IOException {
         return new ProcessBuilder("timeout", "60", "cat", fifo.toString())
                 .redirectOutput(into.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    }
-
-    private static int type(Path p) throws IOException {
-        return (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS) & S_IFMT;
     }
 
     /** Temporary or partial files left in the test's directory. */
@@ -197,15 +181,5 @@ class SpecialDestinationE2ETest {
         String marker = dir.toString();
         return ProcessHandle.allProcesses().filter(p -> p.isAlive()
                 && p.info().commandLine().map(c -> c.contains(marker)).orElse(false)).toList();
-    }
-
-    private static int run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return -1;
-        }
-        return p.exitValue();
     }
 }

@@ -1,20 +1,20 @@
 package io.rdmaflux.cli;
 
+import static io.rdmaflux.cli.SpecialFiles.S_IFCHR;
+import static io.rdmaflux.cli.SpecialFiles.charDevice;
+import static io.rdmaflux.cli.SpecialFiles.type;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rdmaflux.cli.remote.ShellWords;
 import io.rdmaflux.cli.remote.SshFixture;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,8 +34,6 @@ class SpecialDestinationRemoteE2ETest {
     static final SshFixture sshd = new SshFixture();
 
     private static final Duration LIMIT = Duration.ofSeconds(120);
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFCHR = 0020000;
 
     @TempDir
     Path dir;
@@ -68,7 +66,7 @@ class SpecialDestinationRemoteE2ETest {
 
     @Test
     void pushToARemoteDeviceWritesThroughIt() throws Exception {
-        Path dev = charDevice("null");
+        Path dev = charDevice(dir.resolve("null"));
         Tool t = rdcp("-v", src.toString(), "h1:" + dev);
         assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
         assertThat(type(dev)).isEqualTo(S_IFCHR);
@@ -77,7 +75,7 @@ class SpecialDestinationRemoteE2ETest {
 
     @Test
     void syncToARemoteDeviceWritesThroughIt() throws Exception {
-        Path dev = charDevice("null");
+        Path dev = charDevice(dir.resolve("null"));
         Tool t = rdcp("--sync", src.toString(), "h2:" + dev);
         assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
         assertThat(type(dev)).isEqualTo(S_IFCHR);
@@ -89,19 +87,6 @@ class SpecialDestinationRemoteE2ETest {
         all.addAll(List.of(args));
         return Tool.start(dir, "rdcp", ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE,
                 Map.of("RDFLUX_JAVA_OPTS", marker()), all.toArray(String[]::new));
-    }
-
-    /** A character device with /dev/null's numbers, made in the test's directory (needs root). */
-    private Path charDevice(String name) throws Exception {
-        Path p = dir.resolve(name);
-        Process mknod = new ProcessBuilder("mknod", p.toString(), "c", "1", "3").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        assumeTrue(mknod.waitFor(30, TimeUnit.SECONDS) && mknod.exitValue() == 0, "mknod needs root");
-        return p;
-    }
-
-    private static int type(Path p) throws IOException {
-        return (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS) & S_IFMT;
     }
 
     /** Temporary or partial files left in the test's directory. */
