@@ -234,7 +234,11 @@ final class Json {
                 throw error("integer out of range");
             }
         }
-        return Double.parseDouble(n);
+        double d = Double.parseDouble(n);
+        if (!Double.isFinite(d)) {
+            throw error("number out of range");   // 1E400 would be Infinity, which write refuses
+        }
+        return d;
     }
 
     private void digits() {
@@ -244,6 +248,19 @@ final class Json {
         while (isDigit(peek())) {
             pos++;
         }
+    }
+
+    private static int hex(char c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        return -1;
     }
 
     private static boolean isDigit(char c) {
@@ -283,11 +300,17 @@ final class Json {
                     if (pos + 4 > text.length()) {
                         throw error("short \\u escape");
                     }
-                    try {
-                        b.append((char) Integer.parseInt(text.substring(pos, pos + 4), 16));
-                    } catch (NumberFormatException x) {
-                        throw error("bad \\u escape");
+                    // Four ASCII hex digits: Integer.parseInt would also take a sign ("\\u+041",
+                    // "\\u-001") and other scripts' digits.
+                    int code = 0;
+                    for (int i = 0; i < 4; i++) {
+                        int d = hex(text.charAt(pos + i));
+                        if (d < 0) {
+                            throw error("bad \\u escape");
+                        }
+                        code = code << 4 | d;
                     }
+                    b.append((char) code);
                     pos += 4;
                 }
                 default -> throw error("bad escape \\" + e);

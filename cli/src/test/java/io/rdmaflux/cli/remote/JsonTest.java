@@ -56,7 +56,9 @@ class JsonTest {
     @ParameterizedTest
     @ValueSource(strings = {"", "[]", "\"x\"", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":1} x",
         "{\"a\":01}", "{\"a\":1.}", "{\"a\":tru}", "{\"a\":\"\\x\"}", "{\"a\":\"unterminated}",
-        "{\"a\":1,\"a\":2}", "{a:1}", "{\"a\":\"\u0001\"}", "{\"a\":99999999999999999999}", "{\"a\":-}"})
+        "{\"a\":1,\"a\":2}", "{a:1}", "{\"a\":\"\u0001\"}", "{\"a\":99999999999999999999}", "{\"a\":-}",
+        "{\"a\":\"\\u+041\"}", "{\"a\":\"\\u-001\"}", "{\"a\":\"\\u\u0664\u0661\u0660\u0660\"}", "{\"a\":\"\\u00g1\"}",
+        "{\"a\":1E400}", "{\"a\":-1e999}"})
     void refusesWhatIsNotAWellFormedObject(String text) {
         assertThatThrownBy(() -> Json.parseObject(text)).isInstanceOf(Json.JsonException.class)
                 .hasMessageStartingWith("malformed JSON");
