@@ -26,11 +26,17 @@ final class IntegerType implements ValueType<Integer> {
 
     @Override
     public Integer parse(String text) {
+        String t = text.trim();
+        // ASCII digits with an optional minus, as SizeType reads sizes: Long.parseLong alone
+        // would take "+22" and other scripts' digits ("\u0667\u0666\u0669\u0661" as 7691).
+        if (!t.matches("-?[0-9]+")) {
+            throw new IllegalArgumentException("not an integer");
+        }
         long v;
         try {
-            v = Long.parseLong(text.trim());
+            v = Long.parseLong(t);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("not an integer", e);
+            throw new IllegalArgumentException("out of range", e);
         }
         if (v < min || v > max) {
             throw new IllegalArgumentException("out of range");

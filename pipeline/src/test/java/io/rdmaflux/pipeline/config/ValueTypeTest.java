@@ -56,7 +56,11 @@ class ValueTypeTest {
         assertThat(port.parse("7691")).isEqualTo(7691);
         assertThat(port.description()).isEqualTo("an integer 1-65535");
         assertThat(ValueType.integer(-7, 22).description()).isEqualTo("an integer from -7 to 22");
-        for (String bad : new String[] {"0", "65536", "abc", "1e3", "99999999999999999999"}) {
+        assertThat(port.parse(" 22 ")).isEqualTo(22);
+        assertThat(ValueType.integer(-7, 22).parse("-7")).isEqualTo(-7);
+        // ASCII digits only, one rule with sizes: no sign but minus, no other script's digits.
+        for (String bad : new String[] {"0", "65536", "abc", "1e3", "99999999999999999999", "+22",
+            "\u0667\u0666\u0669\u0661", "\uff17\uff16", "- 7", "0x1f"}) {
             assertThatThrownBy(() -> port.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
         }
         assertThat(ValueType.bool().parse("TRUE")).isTrue();
