@@ -177,11 +177,10 @@ public final class Agent {
                 return eof.asMono();
             }
         };
+        ProgressReports reports = new ProgressReports(count, m -> send(out, m));
         Disposable progress = received.progressInterval() <= 0 ? () -> { }
                 : Flux.interval(Duration.ofMillis(received.progressInterval()))
-                        .map(x -> count.now())
-                        .distinctUntilChanged()
-                        .subscribe(p -> send(out, p));
+                        .subscribe(x -> reports.tick());
         try {
             Mono<Void> work = Mono.defer(() -> runner.run(received, control));
             // The job fails its own streams on abort; this is the backstop for one that does not end.
@@ -194,7 +193,7 @@ public final class Agent {
             }
             progress.dispose();
             if (received.progressInterval() > 0) {
-                send(out, count.now());   // the final counts, for the coordinator's summary
+                reports.last();   // the final counts, for the coordinator's summary
             }
             return done(out, failure, count.bytes());
         } finally {
