@@ -1,6 +1,7 @@
 package io.rdmaflux.connector;
 
 import io.rdmaflux.connector.ConnectorException.Reason;
+import io.rdmaflux.connector.process.ShellQuote;
 import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.RemoteText;
 import java.io.File;
@@ -9,7 +10,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * A command to run: the argument vector and the text that shows it in messages.
@@ -20,7 +20,6 @@ import java.util.regex.Pattern;
  */
 record CommandLine(List<String> argv, String text, boolean shell) {
 
-    private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9_@%+=:,./-]+");
     private static final int MAX_SHOWN = 200;
     private static final Set<String> SKIPPED = Set.of("{", "(", "!", "exec", "command", "env", "sudo", "doas",
             "nice", "ionice", "nohup", "time", "stdbuf");
@@ -45,15 +44,10 @@ record CommandLine(List<String> argv, String text, boolean shell) {
 
     static CommandLine of(List<String> argv) {
         Objects.requireNonNull(argv, "argv");
-        StringBuilder text = new StringBuilder();
         for (String a : argv) {
             Objects.requireNonNull(a, "argument");
-            if (!text.isEmpty()) {
-                text.append(' ');
-            }
-            text.append(PLAIN.matcher(a).matches() ? a : "'" + a.replace("'", "'\\''") + "'");
         }
-        return new CommandLine(argv, text.toString(), false);
+        return new CommandLine(argv, ShellQuote.join(argv), false);
     }
 
     /** What is executed: {@link #argv()}, with {@code shell} running a shell command instead of /bin/sh. */

@@ -1,18 +1,16 @@
 package io.rdmaflux.cli.remote;
 
+import io.rdmaflux.connector.process.ShellQuote;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * Words in and out of shell command lines: splitting a {@code -e}/{@code RDFLUX_RSH} command
  * as rsync splits its {@code -e}, and quoting words for the POSIX shell that runs a remote
- * command (ssh joins its arguments with spaces and hands them to the remote user's shell).
+ * command (ssh joins its arguments with spaces and hands them to the remote user's shell);
+ * the quoting itself is {@link ShellQuote}'s, shared with the command connectors.
  */
 public final class ShellWords {
-
-    /** Words that mean the same to every POSIX shell when left bare. */
-    private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9_@%+=:,./-]+");
 
     private ShellWords() {
     }
@@ -65,26 +63,13 @@ public final class ShellWords {
         return words;
     }
 
-    /**
-     * One word quoted for a POSIX shell (sh, bash, dash, zsh): left bare when it is plain,
-     * otherwise in single quotes, where nothing is special but the quote itself.
-     */
+    /** One word quoted for a POSIX shell: {@link ShellQuote#quote}, the project's one quoter. */
     public static String quote(String word) {
-        if (!word.isEmpty() && PLAIN.matcher(word).matches()) {
-            return word;
-        }
-        return "'" + word.replace("'", "'\\''") + "'";
+        return ShellQuote.quote(word);
     }
 
-    /** The words quoted and joined with spaces: a command line the shell splits back into them. */
+    /** The words quoted and joined with spaces: {@link ShellQuote#join}. */
     public static String join(List<String> words) {
-        StringBuilder b = new StringBuilder();
-        for (String w : words) {
-            if (b.length() > 0) {
-                b.append(' ');
-            }
-            b.append(quote(w));
-        }
-        return b.toString();
+        return ShellQuote.join(words);
     }
 }
