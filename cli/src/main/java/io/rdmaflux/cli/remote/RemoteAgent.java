@@ -1,6 +1,7 @@
 package io.rdmaflux.cli.remote;
 
 import io.rdmaflux.cli.remote.RemoteException.Kind;
+import io.rdmaflux.connector.process.ProcessGroup;
 import io.rdmaflux.protocol.RemoteText;
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,6 +51,8 @@ public final class RemoteAgent implements Disposable {
     static final Duration LISTEN_TIMEOUT = Duration.ofSeconds(30);
     /** How long the ssh process may take to end after stdin closed (and its start, if it was starting), before it is killed. */
     static final Duration EXIT_GRACE = Duration.ofSeconds(10);
+    /** How long ssh's process group has after SIGTERM before it gets SIGKILL. */
+    private static final Duration TERM_GRACE = Duration.ofSeconds(2);
     /** How many stderr lines are kept from before the hello, to explain a failed start. */
     private static final int EARLY_LINES = 20;
     /** Longest stderr line kept; stderr is for people, so longer ones are cut. */
@@ -218,7 +221,7 @@ public final class RemoteAgent implements Disposable {
         Schedulers.boundedElastic().schedule(() -> {
             if (process.isAlive()) {
                 log.debug("the ssh process for {} did not end; ending its process group", host);
-                group.terminate();
+                group.terminate(TERM_GRACE);
             }
         }, grace.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -250,7 +253,7 @@ public final class RemoteAgent implements Disposable {
             }
             // Also when ssh ended by itself but left something of its group running (a
             // ProxyCommand when ssh was killed): nothing it started may outlive the tool.
-            group.terminate();
+            group.terminate(TERM_GRACE);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             group.kill();

@@ -1,36 +1,51 @@
-package io.rdmaflux.cli.remote;
+package io.rdmaflux.connector.process;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * The remote shell's process and everything it started, ended together. The remote shell runs
- * through {@code setsid}, so it leads a process group (and session) of its own that its
- * children inherit: ssh's {@code ProxyCommand}, the commands of an {@code -e} wrapper script.
- * Killing only the shell's PID would leave them running (a hung {@code ProxyCommand} outlived
- * the tool); signals here go to the whole group, SIGTERM first and SIGKILL after a grace, so a
- * process that ignores SIGTERM still ends. Without {@code setsid} (not installed) the shell
- * runs in the tool's group as before and its descendants are signalled one by one.
+ * A process and everything it started, ended together. The process runs through
+ * {@code setsid} ({@link #command}), so it leads a process group (and session) of its own that
+ * its children inherit unless they leave it (setsid, setpgid): {@code sh -c 'a | b'}, ssh's
+ * {@code ProxyCommand}, a background job. Killing only the leader's PID would leave them
+ * running; signals here go to the whole group, in one {@code kill(2)} call, so nothing the
+ * group starts meanwhile escapes. The group is alive while any member runs, also after its
+ * leader exited ({@link #alive()}, read from {@code /proc}); a zombie runs nothing and does not
+ * count.
+ *
+ * <p>Without {@code setsid} (util-linux not installed) or {@code /proc}, {@link #command}
+ * leaves the program as it is, it runs in this JVM's group, and its descendants are signalled
+ * one by one. Linux only; every wait here is bounded.
  */
-final class ProcessGroup {
+public final class ProcessGroup {
 
     private static final Logger log = Loggers.getLogger(ProcessGroup.class);
 
-    /** How long the group has after SIGTERM before it gets SIGKILL. */
-    static final Duration TERM_GRACE = Duration.ofSeconds(2);
-    /** Bound on waiting for setsid to take effect, for kill(1) to run, and for SIGKILL to end the group. */
+    /** Bound on waiting for kill(1) to run, and for SIGKILL to end the group. */
     private static final long WAIT_MILLIS = 5_000;
 
     private static final Path PROC = Path.of("/proc");
     private static final String SETSID = find("/usr/bin/setsid", "/bin/setsid", "/usr/sbin/setsid");
+
+    /** How {@link #terminate} found or left the group. */
+    public enum Ending {
+        /** Nothing of the group was running. */
+        GONE,
+        /** It ended after SIGTERM, within the grace. */
+        TERMINATED,
+        /** It was sent SIGKILL after the grace. */
+        KILLED
+    }
 
     private final Process leader;
     /** Whether {@link #leader}'s PID names a process group of its own. */
@@ -41,12 +56,17 @@ final class ProcessGroup {
         this.own = own;
     }
 
+    /** The path of {@code setsid}, if it is installed. */
+    public static Optional<String> setsid() {
+        return Optional.ofNullable(SETSID);
+    }
+
     /**
-     * {@code argv}, run so that it leads a process group of its own (when setsid is there). A
-     * program that cannot be found is left to fail to start as it is, so that the failure says
-     * so (through setsid it would start, and exit 127 like a command missing on the remote host).
+     * {@code argv}, run so that it leads a process group of its own (when setsid and /proc are
+     * there). A program that cannot be found is left to fail to start as it is, so that the
+     * failure says so (through setsid it would start, and exit 127).
      */
-    static List<String> command(List<String> argv) {
+    public static List<String> command(List<String> argv) {
         if (SETSID == null || !Files.isDirectory(PROC.resolve("self")) || !runnable(argv.get(0))) {
             return argv;
         }
@@ -57,35 +77,66 @@ final class ProcessGroup {
     }
 
     /**
-     * The group of {@code process}, started with {@link #command}: waits (bounded) until
-     * setsid has made it a group leader, so that "-PID" names its group from then on.
+     * The group of {@code process}, started with {@code argv} from {@link #command}: waits
+     * (bounded) until setsid has made it a group leader, so that "-PID" names its group from
+     * then on. When {@code argv} does not start with setsid, or setsid was too slow, the group is
+     * the process and its descendants.
      */
-    static ProcessGroup of(Process process, List<String> argv) {
+    public static ProcessGroup of(Process process, List<String> argv) {
         if (argv.isEmpty() || !argv.get(0).equals(SETSID)) {
             return new ProcessGroup(process, false);
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        boolean own = awaitLeader(process, WAIT_MILLIS);
+        // Exited already (its group may still hold what it started), or setsid was slow: the
+        // PID is a group only if setsid ran, so check once more.
+        return new ProcessGroup(process, own || pgrp(process.pid()) == process.pid() || !process.isAlive());
+    }
+
+    /**
+     * The group of {@code process}, which was started through setsid: waits until setsid has
+     * made it a group leader.
+     *
+     * @throws IOException when it exited first, or did not lead a group of its own within
+     *                     {@code timeout}
+     */
+    public static ProcessGroup lead(Process process, Duration timeout) throws IOException {
+        if (!awaitLeader(process, timeout.toMillis())) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new InterruptedIOException("interrupted while starting");
+            }
+            throw new IOException("setsid did not give it a process group of its own");
+        }
+        return new ProcessGroup(process, true);
+    }
+
+    /** Whether the process leads its group by now; false when it exited first or the time ran out. */
+    private static boolean awaitLeader(Process process, long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         long pause = 1;
-        while (process.isAlive() && System.nanoTime() < deadline) {
-            if (pgrp(PROC.resolve(Long.toString(process.pid()))) == process.pid()) {
-                return new ProcessGroup(process, true);
+        for (;;) {
+            if (pgrp(process.pid()) == process.pid()) {
+                return true;
+            }
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                return false;
             }
             try {
                 Thread.sleep(pause);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                break;
+                return false;
             }
             pause = Math.min(2 * pause, 20);
         }
-        // Exited already (its group may still hold what it started), or setsid was slow: the
-        // PID is a group only if setsid ran, so check once more.
-        boolean own = pgrp(PROC.resolve(Long.toString(process.pid()))) == process.pid() || !process.isAlive();
-        return new ProcessGroup(process, own);
+    }
+
+    /** The group's id: its leader's PID. */
+    public long id() {
+        return leader.pid();
     }
 
     /** Whether any process of the group, the leader or one it left behind, is still running. */
-    boolean alive() {
+    public boolean alive() {
         if (!own) {
             return leader.isAlive() || leader.descendants().anyMatch(ProcessHandle::isAlive);
         }
@@ -104,24 +155,24 @@ final class ProcessGroup {
     }
 
     /**
-     * Ends the whole group: SIGTERM, then SIGKILL to what is left after {@link #TERM_GRACE};
-     * returns once the group is gone or the wait for it ran out (bounded). Does nothing when
-     * nothing of the group runs.
+     * Ends the whole group: SIGTERM, then SIGKILL to what is left after {@code grace}; returns
+     * once the group is gone or the wait for it ran out (bounded), and how it ended.
      */
-    void terminate() {
+    public Ending terminate(Duration grace) {
         if (!alive()) {
-            return;
+            return Ending.GONE;
         }
         signal("TERM");
-        if (awaitGone(TERM_GRACE.toMillis())) {
-            return;
+        if (awaitGone(grace.toMillis())) {
+            return Ending.TERMINATED;
         }
         log.debug("the process group of {} did not end after SIGTERM; sending SIGKILL", leader.pid());
         kill();
+        return Ending.KILLED;
     }
 
     /** Sends SIGKILL to the whole group at once and waits (bounded) for it to be gone. */
-    void kill() {
+    public void kill() {
         signal("KILL");
         if (!awaitGone(WAIT_MILLIS)) {
             log.warn("the process group of {} did not end after SIGKILL", leader.pid());
@@ -147,8 +198,8 @@ final class ProcessGroup {
     }
 
     private void signal(String name) {
+        boolean force = name.equals("KILL");
         if (!own) {
-            boolean force = name.equals("KILL");
             leader.descendants().forEach(h -> {
                 if (force) {
                     h.destroyForcibly();
@@ -156,16 +207,11 @@ final class ProcessGroup {
                     h.destroy();
                 }
             });
-            if (force) {
-                leader.destroyForcibly();
-            } else {
-                leader.destroy();
-            }
+            destroyLeader(force);
             return;
         }
-        // The JDK cannot signal a group; kill(1) can, in one system call, so nothing the group
-        // starts meanwhile escapes. The group outlives its leader's exit as long as a member
-        // does, and its id is not reused meanwhile.
+        // The JDK cannot signal a group; kill(1) can, in one system call. The group outlives its
+        // leader's exit as long as a member does, and its id is not reused meanwhile.
         try {
             Process k = new ProcessBuilder("/bin/sh", "-c", "kill -s \"$1\" -- \"-$2\" 2>/dev/null", "rdflux-kill",
                     name, Long.toString(leader.pid())).redirectErrorStream(true).start();
@@ -175,13 +221,17 @@ final class ProcessGroup {
             }
         } catch (IOException e) {
             log.debug("cannot run kill for group {} ({}); signalling the leader only", leader.pid(), e.toString());
-            if (name.equals("KILL")) {
-                leader.destroyForcibly();
-            } else {
-                leader.destroy();
-            }
+            destroyLeader(force);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private void destroyLeader(boolean force) {
+        if (force) {
+            leader.destroyForcibly();
+        } else {
+            leader.destroy();
         }
     }
 
@@ -204,7 +254,14 @@ final class ProcessGroup {
         return false;
     }
 
-    /** The process group of /proc/PID, or -1 when it is gone or a zombie (which runs nothing). */
+    private static long pgrp(long pid) {
+        return pgrp(PROC.resolve(Long.toString(pid)));
+    }
+
+    /**
+     * The process group of /proc/PID, or -1 when it is gone or a zombie (which runs nothing).
+     * The fields after "(comm)" are state, ppid, pgrp; comm itself may hold spaces and ')'.
+     */
     private static long pgrp(Path proc) {
         try {
             String s = Files.readString(proc.resolve("stat"));
