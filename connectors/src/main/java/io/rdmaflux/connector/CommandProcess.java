@@ -1,40 +1,34 @@
 package io.rdmaflux.connector;
 
 import io.rdmaflux.connector.ConnectorException.Reason;
+import io.rdmaflux.connector.process.ProcessGroup;
 import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.RemoteText;
-import java.io.ByteArrayOutputStream;
 import java.io.FileInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
-import java.util.concurrent.TimeUnit;
-import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
-import reactor.util.Logger;
-import reactor.util.Loggers;
 
 /**
  * One running command and its guard. All methods block and run on a connector's scheduler.
+ * This class launches the command and holds its ends; the rest is in one class per job:
+ * {@link CommandChecks} (before the start), {@link Guard} (the lifeline), {@link Termination}
+ * (SIGTERM, grace, SIGKILL), {@link Linger} (after the command's exit), {@link ProcessGroup}
+ * (the group's liveness) and {@link ExitText} (how messages word the end).
  *
  * <p><b>Process group.</b> The command runs through {@code setsid}, so it leads a process group
  * (and session) of its own, which everything it starts inherits: signals go to the whole group
  * ({@code sh -c 'a | b'} loses both), and no terminal signal reaches it.
  *
- * <p><b>The guard.</b> A second small process ({@link #GUARD}, a POSIX shell script in a
+ * <p><b>The guard.</b> A second small process ({@link Guard}, a POSIX shell script in a
  * session of its own) reads a lifeline pipe from this JVM and kills the command's group with
  * SIGKILL when the lifeline ends: when the connector is done, and also when this JVM dies,
  * even by SIGKILL, since the kernel closes the pipe then. For a sink or filter command it also holds a
@@ -73,8 +67,6 @@ import reactor.util.Loggers;
  */
 final class CommandProcess {
 
-    private static final Logger log = Loggers.getLogger(CommandProcess.class);
-
     /**
      * $1: the file for the command's stdin, or "" to keep the pipe; then the command. Exits 125
      * when the go line does not come (the connector gave up before starting it).
@@ -87,31 +79,9 @@ final class CommandProcess {
             exec "$@"
             """;
 
-    /**
-     * $1: the command's process group; $2: "hold" to hold its stdin open. Reads words from the
-     * lifeline: "eof" drops the hold, "term" sends SIGTERM to the group; the end of the
-     * lifeline sends SIGKILL to the group.
-     */
-    static final String GUARD = """
-            pg=$1
-            if [ "$2" = hold ]; then exec 3>"/proc/$pg/fd/0"; fi
-            echo ready
-            while IFS= read -r word; do
-              case $word in
-                eof) exec 3>&- ;;
-                term) kill -s TERM -- "-$pg" 2>/dev/null ;;
-              esac
-            done
-            kill -s KILL -- "-$pg" 2>/dev/null
-            """;
-
     /** Bounds on our own waits; the command's own work has no deadline of ours. */
-    private static final long START_MILLIS = 10_000;
-    private static final long EXIT_MILLIS = 10_000;
+    private static final Duration START = Duration.ofSeconds(10);
     private static final long STDERR_MILLIS = 5_000;
-
-    private static final Path PROC = Path.of("/proc");
-    private static final String SETSID = find("setsid", "/usr/bin/setsid", "/bin/setsid", "/usr/sbin/setsid");
 
     /** What the connector does with the command's output and input. */
     enum Role {
@@ -136,61 +106,52 @@ final class CommandProcess {
     private final CommandLine command;
     private final CommandOptions options;
     private final Process process;
-    private final Process guard;
-    private final OutputStream lifeline;
+    private final ProcessGroup group;
+    private final Guard guard;
     private final FileInputStream stdout;
     private final FileChannel stdin;
     private final StderrDrain stderr;
-
-    private final Scheduler scheduler;
+    private final Linger linger;
+    private final Termination.GraceWait graceWait;
 
     private Ending ending;
-    /** Set by {@link #stop()} before it takes the lock: ends a linger at once. */
-    private volatile boolean stopping;
-    /** The linger after the command's exit ran out. */
-    private volatile boolean lingerOver;
-    /** The command's output ended by itself (a source's or a filter's). */
-    private volatile boolean outputEnded;
-    /** Our end of its output was closed because the linger ran out before the output ended. */
-    private volatile boolean outputCut;
-    private volatile Disposable lingerTimer;
 
-    private CommandProcess(CommandLine command, CommandOptions options, Process process, Process guard,
-                           FileInputStream stdout, FileChannel stdin, StderrDrain stderr, Scheduler scheduler) {
+    private CommandProcess(CommandLine command, CommandOptions options, Process process, ProcessGroup group,
+                           Guard guard, FileInputStream stdout, FileChannel stdin, StderrDrain stderr,
+                           Scheduler scheduler, Termination.GraceWait graceWait) {
         this.command = command;
         this.options = options;
         this.process = process;
+        this.group = group;
         this.guard = guard;
-        this.lifeline = guard.getOutputStream();
         this.stdout = stdout;
         this.stdin = stdin;
         this.stderr = stderr;
-        this.scheduler = scheduler;
+        this.linger = new Linger(options.linger(), scheduler, stdout, command.quoted());
+        this.graceWait = graceWait;
+    }
+
+    /** {@link #start(CommandLine, CommandOptions, Role, Path, Scheduler, Termination.GraceWait)} with the real grace. */
+    static CommandProcess start(CommandLine command, CommandOptions options, Role role, Path input,
+                                Scheduler scheduler) {
+        return start(command, options, role, input, scheduler, Termination.GraceWait.REAL);
     }
 
     /**
      * Starts {@code command} with its guard, its stderr drained on {@code scheduler}.
      *
-     * @param input for a source, the file its stdin reads, or null for /dev/null
+     * @param input     for a source, the file its stdin reads, or null for /dev/null
+     * @param graceWait how {@link #stop()} waits out the grace after SIGTERM
      * @throws ConnectorException (SINK_FAILED for a sink, SOURCE_FAILED otherwise) when it
      *                            cannot be started; nothing is left running then
      */
     static CommandProcess start(CommandLine command, CommandOptions options, Role role, Path input,
-                                Scheduler scheduler) {
+                                Scheduler scheduler, Termination.GraceWait graceWait) {
         ErrorCode code = role == Role.SINK ? ErrorCode.SINK_FAILED : ErrorCode.SOURCE_FAILED;
-        checkPlatform(command, code);
-        if (options.directory() != null && !Files.isDirectory(options.directory())) {
-            throw new ConnectorException(code, Reason.NOT_FOUND, "cannot run " + command.quoted()
-                    + ": working directory " + options.directory() + " does not exist", null);
-        }
-        command.checkRunnable(options.environment().getOrDefault("PATH", System.getenv("PATH")),
-                options.directory(), code);
-        if (command.shell() && !Files.isExecutable(options.shell())) {
-            throw new ConnectorException(code, Reason.NOT_FOUND, "cannot run " + command.quoted() + ": its shell "
-                    + options.shell() + " is not an executable file", null);
-        }
+        CommandChecks.check(command, options, code);
+        String setsid = ProcessGroup.setsid().orElseThrow();
 
-        List<String> argv = new ArrayList<>(List.of(SETSID, "/bin/sh", "-c", WRAPPER, "rdflux-command",
+        List<String> argv = new ArrayList<>(List.of(setsid, "/bin/sh", "-c", WRAPPER, "rdflux-command",
                 role == Role.SOURCE ? (input == null ? "/dev/null" : input.toString()) : ""));
         argv.addAll(command.argv(options.shell()));
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(role == Role.SINK);
@@ -204,17 +165,13 @@ final class CommandProcess {
         } catch (IOException | RuntimeException e) {
             throw cannotRun(command, code, e);
         }
-        Process guard = null;
+        Guard guard = null;
         CommandProcess started = null;
         FileInputStream stdout = null;
         FileChannel stdin = null;
         FileChannel err = null;
         try {
-            ProcessBuilder gb = new ProcessBuilder(SETSID, "/bin/sh", "-c", GUARD, "rdflux-guard",
-                    Long.toString(process.pid()), role == Role.SOURCE ? "watch" : "hold").redirectErrorStream(true);
-            // The same environment, so that whatever finds the command by it finds its guard too.
-            gb.environment().putAll(options.environment());
-            guard = gb.start();
+            guard = Guard.start(setsid, process.pid(), role != Role.SOURCE, options.environment(), command.quoted());
 
             Path fds = Path.of("/proc", Long.toString(process.pid()), "fd");
             if (role == Role.SOURCE) {
@@ -233,17 +190,15 @@ final class CommandProcess {
                 process.getInputStream().close();
                 process.getErrorStream().close();
             }
-            awaitOwnGroup(process);
-            String ready = firstLine(guard);
-            if (!ready.equals("ready")) {
-                throw new IOException("its guard could not start" + (ready.isEmpty() ? "" : ": " + ready));
-            }
+            ProcessGroup group = ProcessGroup.lead(process, START);
+            guard.awaitReady();
             StderrDrain drain = new StderrDrain(err, options.name() != null ? options.name() : command.defaultName(),
                     options.stderr());
             scheduler.schedule(drain);
             err = null;
-            started = new CommandProcess(command, options, process, guard, stdout, stdin, drain, scheduler);
-            process.onExit().thenRun(started::startLinger);
+            started = new CommandProcess(command, options, process, group, guard, stdout, stdin, drain, scheduler,
+                    graceWait);
+            process.onExit().thenRun(started.linger::start);
             OutputStream go = process.getOutputStream();
             go.write("go\n".getBytes(StandardCharsets.US_ASCII));
             go.close();
@@ -255,11 +210,11 @@ final class CommandProcess {
                 // The command has not run: the wrapper is still waiting for its go line.
                 process.destroyForcibly();
                 if (guard != null) {
-                    guard.destroyForcibly();
+                    guard.destroy();
                 }
-                closeQuietly(stdout);
-                closeQuietly(stdin);
-                closeQuietly(err);
+                ProcessIo.closeQuietly(stdout);
+                ProcessIo.closeQuietly(stdin);
+                ProcessIo.closeQuietly(err);
             }
             throw cannotRun(command, code, e);
         }
@@ -275,35 +230,7 @@ final class CommandProcess {
      * output, or when the linger after the command's exit ran out first (see {@link #finish}).
      */
     ChunkReader output() {
-        ChunkReader in = ChunkReader.sequential(stdout.getChannel(), stdout, true);
-        return new ChunkReader() {
-            @Override
-            public int read(ByteBuffer dst) throws IOException {
-                int n;
-                try {
-                    n = in.read(dst);
-                } catch (IOException e) {
-                    if (outputCut) {
-                        return -1;
-                    }
-                    throw e;
-                }
-                if (n < 0) {
-                    outputEnded = true;
-                }
-                return n;
-            }
-
-            @Override
-            public void close() throws IOException {
-                in.close();
-            }
-
-            @Override
-            public void abort() {
-                in.abort();
-            }
-        };
+        return linger.output(ChunkReader.sequential(stdout.getChannel(), stdout, true));
     }
 
     /** The command's stdin (a sink's or a filter's). */
@@ -325,7 +252,7 @@ final class CommandProcess {
             throw new IOException("the command was stopped");
         }
         stdin.close();
-        tell("eof");
+        guard.tell("eof");
     }
 
     /** Waits for the command to exit, however long its work takes; returns its status. */
@@ -340,7 +267,8 @@ final class CommandProcess {
 
     /** Waits up to {@code timeout} for the command to exit; its status, or empty if it still runs. */
     OptionalInt awaitExit(Duration timeout) {
-        return waitFor(process, timeout.toMillis()) ? OptionalInt.of(process.exitValue()) : OptionalInt.empty();
+        return ProcessIo.waitFor(process, timeout.toMillis()) ? OptionalInt.of(process.exitValue())
+                : OptionalInt.empty();
     }
 
     /**
@@ -352,7 +280,7 @@ final class CommandProcess {
      * for the first and return what it found.
      */
     Ending stop() {
-        stopping = true;
+        linger.stop();
         return stopOnce();
     }
 
@@ -360,67 +288,18 @@ final class CommandProcess {
         if (ending != null) {
             return ending;
         }
-        Disposable timer = lingerTimer;
-        if (timer != null) {
-            timer.dispose();
-        }
-        Ending how = Ending.EXITED;
-        if (process.isAlive()) {
-            if (!tell("term")) {
-                process.descendants().forEach(ProcessHandle::destroy);
-                process.destroy();
-            }
-            how = waitFor(process, options.grace().toMillis()) ? Ending.TERMINATED : Ending.KILLED;
-        }
-        // The end of the lifeline: the guard sends SIGKILL to the group, then exits.
-        closeQuietly(lifeline);
-        if (!waitFor(guard, EXIT_MILLIS)) {
-            log.warn("the guard of {} did not exit; killing what is left by hand", command.quoted());
-            guard.destroyForcibly();
-        }
-        if (!waitFor(process, EXIT_MILLIS)) {
-            // Only when the guard failed: kill what can still be found, before our end of
-            // stdin is closed below.
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-            waitFor(process, EXIT_MILLIS);
-        }
-        closeQuietly(stdin);
-        closeQuietly(stdout);
+        linger.cancel();
+        Ending how = Termination.stop(process, guard, options.grace(), graceWait);
+        ProcessIo.closeQuietly(stdin);
+        ProcessIo.closeQuietly(stdout);
         if (!stderr.await(STDERR_MILLIS)) {
             // Something outside the group still holds its stderr open.
             stderr.close();
             stderr.await(STDERR_MILLIS);
         }
-        closeQuietly(guard.getInputStream());
+        guard.close();
         ending = how;
         return how;
-    }
-
-    /**
-     * Runs when the command exited (on the JDK's process reaper): the linger starts. Its end
-     * is a task on the connector's scheduler, where the reads and waits run too.
-     */
-    private void startLinger() {
-        if (stopping) {
-            return;
-        }
-        try {
-            lingerTimer = scheduler.schedule(this::endLinger, options.linger().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RuntimeException e) {
-            // The scheduler is shut down: end the linger now rather than never.
-            log.debug("cannot time the linger of {} ({})", command.quoted(), e.toString());
-            endLinger();
-        }
-    }
-
-    /** The linger ran out: a read of the output still waiting is ended by closing our end. */
-    private void endLinger() {
-        lingerOver = true;
-        if (stdout != null && !outputEnded && !stopping) {
-            outputCut = true;
-            closeQuietly(stdout);
-        }
     }
 
     /**
@@ -434,70 +313,22 @@ final class CommandProcess {
      *                            open past the linger: its work was cut short
      */
     void finish(ErrorCode code) {
-        long pause = 1;
-        boolean left = groupAlive();
-        while (left && !stopping && !lingerOver && !Thread.currentThread().isInterrupted()) {
-            try {
-                Thread.sleep(pause);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            pause = Math.min(2 * pause, 100);
-            left = groupAlive();
-        }
-        boolean lingered = lingerOver;
+        // Everything the command started stays in its group unless it left with setsid or
+        // setpgid, and then the guard could not kill it either.
+        boolean left = linger.awaitGroup(group);
+        boolean lingered = linger.over();
         stop();
-        String after = lingered ? seconds(options.linger()) + " after it exited" : "when the stream was stopped";
+        String after = lingered ? ExitText.seconds(options.linger()) + " after it exited" : "when the stream was stopped";
         if (left) {
             throw ConnectorException.command(code, Reason.IO, 0, command.quoted() + " exited with status 0, but its "
                     + "process group was still running " + after
                     + " and was killed (to wait for a process substitution, end the command with '; wait $!')");
         }
-        // A read that ended with -1 saw the real end (our close makes it throw instead): the
-        // linger may have run out just after it, and cut nothing.
-        if (outputCut && !outputEnded) {
+        if (linger.cutOutput()) {
             // Held by a process that left the group (its own setsid): not ours to kill.
             throw ConnectorException.command(code, Reason.IO, 0, command.quoted() + " exited with status 0, but "
                     + "a process outside its group still held its output open " + after + "; the output was cut off");
         }
-    }
-
-    /**
-     * Whether a process of the command's group is still alive (a zombie is not: only its
-     * parent, init or a subreaper, has yet to reap it). Everything the command started stays in
-     * its group unless it left with setsid or setpgid, and then the guard could not kill it
-     * either.
-     */
-    private boolean groupAlive() {
-        String group = Long.toString(process.pid());
-        try (DirectoryStream<Path> procs = Files.newDirectoryStream(PROC,
-                p -> Character.isDigit(p.getFileName().toString().charAt(0)))) {
-            for (Path p : procs) {
-                String[] stat;
-                try {
-                    stat = stat(p);
-                } catch (IOException | RuntimeException e) {
-                    continue;   // it has just exited
-                }
-                if (stat[2].equals(group) && !stat[0].equals("Z") && !stat[0].equals("X")) {
-                    return true;
-                }
-            }
-        } catch (IOException e) {
-            log.warn("cannot list the processes of {} ({})", command.quoted(), e.toString());
-        }
-        return false;
-    }
-
-    /** The fields of /proc/PID/stat after "(comm)": state, ppid, pgrp, ... */
-    private static String[] stat(Path proc) throws IOException {
-        String s = Files.readString(proc.resolve("stat"));
-        return s.substring(s.lastIndexOf(')') + 2).split(" ");
-    }
-
-    /** "5 s", "500 ms". */
-    static String seconds(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     /** The command's exit status; only after it exited. */
@@ -511,111 +342,6 @@ final class CommandProcess {
      */
     String failure(int status, String context) {
         String tail = stderr.tail();
-        return command.quoted() + " " + describe(status) + context + (tail.isEmpty() ? "" : ": " + tail);
-    }
-
-    /** "exited with status 3", "was killed by signal 9 (KILL)". */
-    static String describe(int status) {
-        if (status > 128 && status <= 128 + 64) {
-            int signal = status - 128;
-            String name = signal < SIGNALS.length ? SIGNALS[signal] : null;
-            return "was killed by signal " + signal + (name != null ? " (" + name + ")" : "");
-        }
-        return "exited with status " + status + switch (status) {
-            case 126 -> " (not executable)";
-            case 127 -> " (command not found)";
-            default -> "";
-        };
-    }
-
-    private static final String[] SIGNALS = {null, "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE",
-        "KILL", "USR1", "SEGV", "USR2", "PIPE", "ALRM", "TERM"};
-
-    /** Sends a word to the guard; false if it is gone. */
-    private boolean tell(String word) {
-        try {
-            lifeline.write((word + "\n").getBytes(StandardCharsets.US_ASCII));
-            lifeline.flush();
-            return true;
-        } catch (IOException e) {
-            log.warn("the guard of {} is gone ({})", command.quoted(), e.toString());
-            return false;
-        }
-    }
-
-    /**
-     * Waits until {@code setsid} has made the command a process group leader: from then on
-     * "-PID" names its group.
-     */
-    private static void awaitOwnGroup(Process process) throws IOException {
-        Path proc = PROC.resolve(Long.toString(process.pid()));
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_MILLIS);
-        for (;;) {
-            if (Long.parseLong(stat(proc)[2]) == process.pid()) {
-                return;
-            }
-            if (!process.isAlive() || System.nanoTime() > deadline) {
-                throw new IOException("setsid did not give it a process group of its own");
-            }
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while starting");
-            }
-        }
-    }
-
-    /** The guard's first line of output ("ready", or why not), waiting at most START_MILLIS. */
-    private static String firstLine(Process guard) throws IOException {
-        Disposable watchdog = Schedulers.parallel().schedule(guard::destroyForcibly, START_MILLIS, TimeUnit.MILLISECONDS);
-        try {
-            InputStream in = guard.getInputStream();
-            ByteArrayOutputStream line = new ByteArrayOutputStream();
-            int b;
-            while ((b = in.read()) >= 0 && b != '\n' && line.size() < 1000) {
-                line.write(b);
-            }
-            return RemoteText.sanitize(line.toString(StandardCharsets.UTF_8), 300);
-        } finally {
-            watchdog.dispose();
-        }
-    }
-
-    private static void checkPlatform(CommandLine command, ErrorCode code) {
-        String missing = SETSID == null ? "setsid (util-linux) is not installed"
-                : !Files.isDirectory(Path.of("/proc/self/fd")) ? "/proc is not mounted (commands need Linux)"
-                : !Files.isExecutable(Path.of("/bin/sh")) ? "/bin/sh is missing" : null;
-        if (missing != null) {
-            throw new ConnectorException(code, Reason.NOT_FOUND, "cannot run " + command.quoted() + ": " + missing, null);
-        }
-    }
-
-    private static String find(String name, String... candidates) {
-        for (String c : candidates) {
-            if (Files.isExecutable(Path.of(c))) {
-                return c;
-            }
-        }
-        return null;
-    }
-
-    private static boolean waitFor(Process p, long millis) {
-        try {
-            return p.waitFor(millis, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return !p.isAlive();
-        }
-    }
-
-    private static void closeQuietly(AutoCloseable c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // Closing is all that is left to do.
-            }
-        }
+        return command.quoted() + " " + ExitText.describe(status) + context + (tail.isEmpty() ? "" : ": " + tail);
     }
 }

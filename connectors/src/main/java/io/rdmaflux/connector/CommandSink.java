@@ -139,7 +139,7 @@ public final class CommandSink implements Sink {
                             + written + " bytes)")
                     : process.quoted() + " stopped reading its input after " + written
                             + " bytes, before the end of the stream, and was stopped ("
-                            + CommandProcess.describe(status) + ")";
+                            + ExitText.describe(status) + ")";
             return ConnectorException.command(ErrorCode.SINK_FAILED, Reason.BROKEN_PIPE, status, message);
         }
 
@@ -167,10 +167,10 @@ public final class CommandSink implements Sink {
             CommandProcess.Ending how = p.stop();
             String input = endGiven ? " after the end of its input" : " and never saw the end of its input";
             return switch (how) {
-                case EXITED -> statusReported ? "" : p.quoted() + " had " + CommandProcess.describe(p.exitStatus());
+                case EXITED -> statusReported ? "" : p.quoted() + " had " + ExitText.describe(p.exitStatus());
                 case TERMINATED -> p.quoted() + " was stopped with SIGTERM" + input;
                 case KILLED -> p.quoted() + " was killed with SIGKILL, having ignored SIGTERM for "
-                        + CommandProcess.seconds(options.grace()) + input;
+                        + ExitText.seconds(options.grace()) + input;
             };
         }
 
