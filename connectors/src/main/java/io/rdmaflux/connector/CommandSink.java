@@ -59,11 +59,18 @@ public final class CommandSink implements Sink {
     private final CommandLine command;
     private final CommandOptions options;
     private final SinkOptions sinkOptions;
+    private final Termination.GraceWait graceWait;
 
     private CommandSink(CommandLine command, CommandOptions options, SinkOptions sinkOptions) {
+        this(command, options, sinkOptions, Termination.GraceWait.REAL);
+    }
+
+    private CommandSink(CommandLine command, CommandOptions options, SinkOptions sinkOptions,
+                        Termination.GraceWait graceWait) {
         this.command = command;
         this.options = options;
         this.sinkOptions = sinkOptions;
+        this.graceWait = graceWait;
     }
 
     /** A sink that runs {@code command} through {@code /bin/sh -c}. */
@@ -78,12 +85,17 @@ public final class CommandSink implements Sink {
 
     /** This sink with other command options. */
     public CommandSink withOptions(CommandOptions options) {
-        return new CommandSink(command, Objects.requireNonNull(options), sinkOptions);
+        return new CommandSink(command, Objects.requireNonNull(options), sinkOptions, graceWait);
     }
 
     /** This sink with other write options (prefetch, scheduler). */
     public CommandSink withOptions(SinkOptions options) {
-        return new CommandSink(command, this.options, Objects.requireNonNull(options));
+        return new CommandSink(command, this.options, Objects.requireNonNull(options), graceWait);
+    }
+
+    /** This sink with another wait for the grace after SIGTERM: a test's, which sees the grace asked for. */
+    CommandSink withGraceWait(Termination.GraceWait wait) {
+        return new CommandSink(command, options, sinkOptions, Objects.requireNonNull(wait));
     }
 
     @Override
@@ -113,7 +125,8 @@ public final class CommandSink implements Sink {
 
         @Override
         public void open() {
-            process = CommandProcess.start(command, options, CommandProcess.Role.SINK, null, sinkOptions.scheduler());
+            process = CommandProcess.start(command, options, CommandProcess.Role.SINK, null, sinkOptions.scheduler(),
+                    graceWait);
         }
 
         @Override

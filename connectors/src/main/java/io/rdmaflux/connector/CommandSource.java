@@ -60,12 +60,19 @@ public final class CommandSource implements Source {
     private final Path input;
     private final CommandOptions options;
     private final SourceOptions sourceOptions;
+    private final Termination.GraceWait graceWait;
 
     private CommandSource(CommandLine command, Path input, CommandOptions options, SourceOptions sourceOptions) {
+        this(command, input, options, sourceOptions, Termination.GraceWait.REAL);
+    }
+
+    private CommandSource(CommandLine command, Path input, CommandOptions options, SourceOptions sourceOptions,
+                          Termination.GraceWait graceWait) {
         this.command = command;
         this.input = input;
         this.options = options;
         this.sourceOptions = sourceOptions;
+        this.graceWait = graceWait;
     }
 
     /** A source that runs {@code command} through {@code /bin/sh -c}. */
@@ -80,12 +87,12 @@ public final class CommandSource implements Source {
 
     /** This source with other command options. */
     public CommandSource withOptions(CommandOptions options) {
-        return new CommandSource(command, input, Objects.requireNonNull(options), sourceOptions);
+        return new CommandSource(command, input, Objects.requireNonNull(options), sourceOptions, graceWait);
     }
 
     /** This source with other read options (chunk size, buffers, scheduler). */
     public CommandSource withOptions(SourceOptions options) {
-        return new CommandSource(command, input, this.options, Objects.requireNonNull(options));
+        return new CommandSource(command, input, this.options, Objects.requireNonNull(options), graceWait);
     }
 
     /**
@@ -93,7 +100,12 @@ public final class CommandSource implements Source {
      * {@code /dev/null}; null restores {@code /dev/null}. Checked when the command starts.
      */
     public CommandSource withInput(Path file) {
-        return new CommandSource(command, file, options, sourceOptions);
+        return new CommandSource(command, file, options, sourceOptions, graceWait);
+    }
+
+    /** This source with another wait for the grace after SIGTERM: a test's, which sees the grace asked for. */
+    CommandSource withGraceWait(Termination.GraceWait wait) {
+        return new CommandSource(command, input, options, sourceOptions, Objects.requireNonNull(wait));
     }
 
     @Override
@@ -107,7 +119,7 @@ public final class CommandSource implements Source {
                     "cannot run " + command.quoted() + ": its input " + input + " cannot be read", null);
         }
         CommandProcess process = CommandProcess.start(command, options, CommandProcess.Role.SOURCE, input,
-                sourceOptions.scheduler());
+                sourceOptions.scheduler(), graceWait);
         ChunkReader output = process.output();
         return new ChunkReader() {
             @Override

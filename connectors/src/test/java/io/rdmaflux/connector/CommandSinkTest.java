@@ -12,6 +12,7 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -22,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.test.publisher.TestPublisher;
 
 /**
@@ -165,13 +168,25 @@ class CommandSinkTest {
     }
 
     @Test
-    void aConsumerThatIgnoresSigtermIsKilledAfterTheGrace() {
-        CommandSink sink = CommandSink.shell("trap '' TERM; " + WITNESS)
-                .withOptions(t.options(dir).withGrace(Duration.ofMillis(500)));
-        assertThatThrownBy(() -> sink.write(failingAfter(20)).block(T))
-                .hasMessage("stream cut short: connection lost; command 'trap '' TERM; " + WITNESS
+    void aConsumerThatIgnoresSigtermIsKilledAfterTheGrace() throws IOException {
+        // The first shell notes SIGTERM and carries on, armed before the stream fails; the
+        // witness ignores it. (A background job's stdin is /dev/null unless redirected: fd 3.)
+        String command = "trap 'echo TERM >> signals' TERM; exec 3<&0; (trap '' TERM; " + WITNESS + ") <&3 & "
+                + "echo > armed; while :; do sleep 1; done";
+        CommandTestSupport.GraceRecorder grace = new CommandTestSupport.GraceRecorder(dir.resolve("signals"));
+        CommandSink sink = CommandSink.shell(command)
+                .withOptions(t.options(dir).withGrace(Duration.ofMillis(500))).withGraceWait(grace);
+        Flux<Chunk> armedThenLost = up.chunks(20).concatWith(Mono.fromRunnable(
+                        () -> await("the command's trap", () -> Files.exists(dir.resolve("armed"))))
+                .subscribeOn(Schedulers.boundedElastic()).then(Mono.error(new ProtocolException(ErrorCode.TRUNCATED,
+                        "stream cut short: connection lost"))));
+        assertThatThrownBy(() -> sink.write(armedThenLost).block(T))
+                .hasMessage("stream cut short: connection lost; command '" + command
                         + "' was killed with SIGKILL, having ignored SIGTERM for 500 ms and never saw the end of its input");
         assertThat(dir.resolve("done")).doesNotExist();
+        assertThat(Files.readString(dir.resolve("signals"))).as("SIGTERM came first, and only once").isEqualTo("TERM\n");
+        assertThat(grace.graces).as("the grace it was given").containsExactly(Duration.ofMillis(500));
+        assertThat(grace.exitedWithin).as("it outlived the grace, so SIGKILL followed").containsExactly(false);
     }
 
     @Test

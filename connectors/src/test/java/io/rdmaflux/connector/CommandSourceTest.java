@@ -156,10 +156,20 @@ class CommandSourceTest {
     }
 
     @Test
-    void cancelKillsAGroupThatIgnoresSigtermAfterTheGrace() {
-        CommandSource source = CommandSource.shell("trap '' TERM; sleep 600 & yes")
-                .withOptions(t.options(dir).withGrace(Duration.ofMillis(300)));
+    void cancelKillsAGroupThatIgnoresSigtermAfterTheGrace() throws IOException {
+        // The shell notes SIGTERM and carries on; the sleep ignores it. Output means the trap is set.
+        CommandTestSupport.GraceRecorder grace = new CommandTestSupport.GraceRecorder(dir.resolve("signals"));
+        CommandSource source = CommandSource.shell("trap 'echo TERM >> signals' TERM; (trap '' TERM; exec sleep 600) & "
+                        + "yes & while :; do sleep 1; done")
+                .withOptions(t.options(dir).withGrace(Duration.ofMillis(300))).withGraceWait(grace);
         source.open().take(2).doOnNext(Chunk::release).blockLast(Duration.ofSeconds(60));
+        // The cancel stops the command on the source's scheduler, after blockLast returned.
+        TestSupport.await("the end of the grace", () -> !grace.exitedWithin.isEmpty());
+
+        assertThat(Files.readString(dir.resolve("signals"))).as("SIGTERM came first, and only once").isEqualTo("TERM\n");
+        assertThat(grace.graces).as("the grace it was given").containsExactly(Duration.ofMillis(300));
+        assertThat(grace.exitedWithin).as("it outlived the grace, so SIGKILL followed").containsExactly(false);
+        // @AfterEach: SIGKILL ended the whole group.
     }
 
     @Test

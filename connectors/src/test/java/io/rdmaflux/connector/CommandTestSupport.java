@@ -3,6 +3,8 @@ package io.rdmaflux.connector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.testing.MarkedProcesses;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -42,6 +44,48 @@ final class CommandTestSupport {
     void awaitNoneLeft() {
         assertThat(MarkedProcesses.awaitNone(MARK + "=" + mark, Duration.ofSeconds(20)))
                 .as("processes with marker %s left", mark).isEmpty();
+    }
+
+    /**
+     * A wait for the grace after SIGTERM that records the grace asked for, and whether the
+     * command exited within it (false: it was then killed). It begins once {@code signals}, a
+     * file the command's TERM trap appends to, shows that SIGTERM arrived, so that what the
+     * command saw is certain without measuring time; then it waits as the real one does.
+     */
+    static final class GraceRecorder implements Termination.GraceWait {
+
+        final List<Duration> graces = new CopyOnWriteArrayList<>();
+        final List<Boolean> exitedWithin = new CopyOnWriteArrayList<>();
+        private final Path signals;
+
+        GraceRecorder(Path signals) {
+            this.signals = signals;
+        }
+
+        @Override
+        public boolean await(Process command, Duration grace) {
+            graces.add(grace);
+            // Bounded: if the trap never runs, the test's check of the signals file fails.
+            for (int i = 0; i < 4000 && !termSeen(); i++) {
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            boolean exited = Termination.GraceWait.REAL.await(command, grace);
+            exitedWithin.add(exited);
+            return exited;
+        }
+
+        private boolean termSeen() {
+            try {
+                return Files.readString(signals).contains("TERM");
+            } catch (IOException e) {
+                return false;
+            }
+        }
     }
 
     static List<Long> withMarker(String mark) {
