@@ -50,6 +50,9 @@ class UsageWordingTest {
         // Unknown options; a known one where an option's value was expected.
         "rdsend | -x h 1 k | 64 | rdsend: unknown option '-x'",
         "rdcp | --bogus a h1:b | 64 | rdcp: unknown option '--bogus'",
+        "rdpipe | -vq h1:cat | 64 | rdpipe: unknown option '-q' (while processing option: '-vq')",
+        "rdcp | -rz a h1:b | 64 | rdcp: unknown option '-z' (while processing option: '-rz')",
+        "rdcp | -z -rz a h1:b | 64 | rdcp: unknown option '-z', '-z' (while processing option: '-rz')",
         "rdsend | --command --slots h 1 k | 64 | rdsend: Expected parameter for option '--command' but found '--slots'",
         "rdsend | --slots --bogus h 1 k | 64 | rdsend: Invalid value for option '--slots': '--bogus' is not an int",
         // Given twice: passed on.
