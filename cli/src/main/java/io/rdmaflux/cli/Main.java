@@ -15,10 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
 
 /**
  * Entry point of the runnable jar. The launchers in {@code bin/} pass the tool's name first:
@@ -77,7 +78,7 @@ public final class Main {
                 ? Charset.forName(encoding) : Charset.defaultCharset()), true));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setParameterExceptionHandler((ex, args) -> usageError(tool, ex.getCommandLine(), unknownCommand(ex)
-                .orElseGet(() -> plain(ex.getMessage()))));
+                .orElseGet(() -> plain(ex, args))));
         cl.setExecutionExceptionHandler((ex, c, parsed) -> {
             if (ex instanceof UsageException) {
                 return usageError(tool, c, ex.getMessage());
@@ -121,35 +122,69 @@ public final class Main {
     }
 
     /**
-     * picocli's messages, reworded for people: conversion errors end with the converter's
-     * exception, class name included (keep its message); arity and matching errors speak of
-     * "positional parameter at index 0..*" (say what is missing or extra). First match wins.
+     * picocli's message for a command-line mistake, reworded for people, in one line: a
+     * converter's failure gives the converter's message (picocli's ends with the exception,
+     * class name included); too few or too many positionals say what is missing or extra
+     * (picocli speaks of "positional parameter at index 0..*"); unknown options are named.
+     * Decided by picocli's exception types and what they carry, not by the English of its
+     * messages, which a picocli upgrade may change; other mistakes keep picocli's words.
      */
-    private record Rewording(Pattern message, String replacement) {
-
-        // In the record, not in Main: compiled on the first usage error, not on every start.
-        static final Rewording[] ALL = {
-            new Rewording("^(Invalid value for [^:]+): .*\\([\\w.]+Exception: (.*)\\)$", "$1: $2"),
-            new Rewording("^positional parameter at index \\S+ \\((.+)\\) requires at least.*$", "missing arguments: expected $1"),
-            new Rewording("^Missing required parameters?: '(.+)'$", "missing arguments: expected $1"),
-            new Rewording("^Unmatched arguments? (?:from|at) index \\d+: (.+)$", "too many arguments: $1"),
-            new Rewording("^Unknown options?: (.+)$", "unknown option $1"),
-        };
-
-        Rewording(String regex, String replacement) {
-            this(Pattern.compile(regex), replacement);
-        }
+    static String plain(CommandLine.ParameterException ex, String[] args) {
+        return reworded(ex, List.of(args)).orElseGet(ex::getMessage).replace('\n', ' ');
     }
 
-    static String plain(String message) {
-        String m = message.replace('\n', ' ');
-        for (Rewording r : Rewording.ALL) {
-            Matcher x = r.message().matcher(m);
-            if (x.matches()) {
-                return x.replaceFirst(r.replacement());
+    private static Optional<String> reworded(CommandLine.ParameterException ex, List<String> args) {
+        if (ex instanceof CommandLine.MissingParameterException m) {
+            // Only positionals: a missing option value or required option keeps picocli's words.
+            List<ArgSpec> missing = m.getMissing();
+            if (missing.isEmpty() || !missing.stream().allMatch(ArgSpec::isPositional)) {
+                return Optional.empty();
             }
+            return Optional.of("missing arguments: expected "
+                    + String.join(" ", missing.stream().map(ArgSpec::paramLabel).toList()));
         }
-        return m;
+        if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            String quoted = quoted(u.getUnmatched(), args);
+            return Optional.of(u.isUnknownOption() ? "unknown option " + quoted : "too many arguments: " + quoted);
+        }
+        // A converter that failed with an exception of its own: its message says what the value should be.
+        Throwable cause = ex.getCause();
+        if (ex.getArgSpec() != null && cause != null && !(cause instanceof CommandLine.TypeConversionException)
+                && cause.getMessage() != null) {
+            return Optional.of("Invalid value for " + describe(ex.getArgSpec()) + ": " + cause.getMessage());
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The unmatched arguments, quoted, found again in order among the arguments given: one
+     * that is not there as it is was what was left of a cluster of short options ({@code -q}
+     * of {@code -vq}), which is named too.
+     */
+    private static String quoted(List<String> unmatched, List<String> args) {
+        List<String> out = new ArrayList<>();
+        int next = 0;
+        for (String u : unmatched) {
+            String quoted = "'" + u + "'";
+            for (int i = next; i < args.size(); i++) {
+                String a = args.get(i);
+                boolean cluster = u.startsWith("-") && a.startsWith("-") && !a.startsWith("--")
+                        && a.length() > u.length() && a.endsWith(u.substring(1));
+                if (a.equals(u) || cluster) {
+                    quoted += cluster ? " (while processing option: '" + a + "')" : "";
+                    next = i + 1;
+                    break;
+                }
+            }
+            out.add(quoted);
+        }
+        return String.join(", ", out);
+    }
+
+    /** An option or positional as picocli's conversion errors name it. */
+    private static String describe(ArgSpec arg) {
+        return arg instanceof OptionSpec o ? "option '" + o.longestName() + "'"
+                : "positional parameter at index " + ((PositionalParamSpec) arg).index() + " (" + arg.paramLabel() + ")";
     }
 
     /** {@code rdflux}: the umbrella command. */

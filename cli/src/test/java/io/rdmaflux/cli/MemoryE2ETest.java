@@ -9,10 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,23 +30,8 @@ class MemoryE2ETest {
     @TempDir
     Path dir;
 
-    @AfterEach
-    void nothingLeftRunning() throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        List<ProcessHandle> left = marked();
-        while (!left.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            left = marked();
-        }
-        left.forEach(ProcessHandle::destroyForcibly);
-        assertThat(left).as("processes of this test still running").isEmpty();
-    }
-
-    private List<ProcessHandle> marked() {
-        String marker = dir.toString();
-        return ProcessHandle.allProcesses().filter(p -> p.isAlive()
-                && p.info().commandLine().map(c -> c.contains(marker)).orElse(false)).toList();
-    }
+    @RegisterExtension
+    final NothingLeftRunning nothingLeft = NothingLeftRunning.markedBy(() -> dir);
 
     private Tool run(String tool, String javaOpts, String... args) {
         return Tool.start(dir, tool, ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE,

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.cli.remote.ShellWords;
 import io.rdmaflux.cli.remote.SshFixture;
-import io.rdmaflux.testing.MarkedProcesses;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +16,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
@@ -54,12 +52,8 @@ class PipeE2ETest {
         Files.setPosixFilePermissions(remoteTool, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 
-    @AfterEach
-    void nothingLeftRunning() throws Exception {
-        assertThat(MarkedProcesses.awaitNone(dir.toString(), Duration.ofSeconds(20))).as("processes of this test still running")
-                .isEmpty();
-        assertThat(sshd.awaitNoSessions(Duration.ofSeconds(20))).as("ssh sessions still open").isEmpty();
-    }
+    @RegisterExtension
+    final NothingLeftRunning nothingLeft = NothingLeftRunning.markedBy(() -> dir).andNoSessionsOf(sshd);
 
     // ---- rdma-pipe's README examples
 

@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -49,17 +48,8 @@ class RdcpE2ETest {
         tool = remoteTool("rdflux on remote", "");
     }
 
-    @AfterEach
-    void nothingLeftRunning() throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        List<ProcessHandle> left = marked();
-        while (!left.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            left = marked();
-        }
-        left.forEach(ProcessHandle::destroyForcibly);
-        assertThat(left).as("processes of this test still running").isEmpty();
-    }
+    @RegisterExtension
+    final NothingLeftRunning nothingLeft = NothingLeftRunning.markedBy(() -> dir).andNoSessionsOf(sshd);
 
     @Test
     void pushPullRemoteToRemoteAndLocalCopiesAreExact() throws Exception {

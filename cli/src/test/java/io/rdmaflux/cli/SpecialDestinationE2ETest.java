@@ -20,9 +20,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -49,17 +49,8 @@ class SpecialDestinationE2ETest {
         src = Files2.random(dir.resolve("big_file"), 3 * 1024 * 1024 + 17, 21);
     }
 
-    @AfterEach
-    void nothingLeftRunning() throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        List<ProcessHandle> left = marked();
-        while (!left.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            left = marked();
-        }
-        left.forEach(ProcessHandle::destroyForcibly);
-        assertThat(left).as("processes of this test still running").isEmpty();
-    }
+    @RegisterExtension
+    final NothingLeftRunning nothingLeft = NothingLeftRunning.markedBy(() -> dir);
 
     @Test
     void rdcpToALocalDeviceWritesThroughIt() throws Exception {
@@ -175,11 +166,5 @@ class SpecialDestinationE2ETest {
 
     private String marker() {
         return "-Drdflux.test.marker=" + dir;
-    }
-
-    private List<ProcessHandle> marked() {
-        String marker = dir.toString();
-        return ProcessHandle.allProcesses().filter(p -> p.isAlive()
-                && p.info().commandLine().map(c -> c.contains(marker)).orElse(false)).toList();
     }
 }

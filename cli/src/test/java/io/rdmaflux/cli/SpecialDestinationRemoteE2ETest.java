@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -52,17 +51,8 @@ class SpecialDestinationRemoteE2ETest {
         src = Files2.random(dir.resolve("big_file"), 3 * 1024 * 1024 + 17, 22);
     }
 
-    @AfterEach
-    void nothingLeftRunning() throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        List<ProcessHandle> left = marked();
-        while (!left.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            left = marked();
-        }
-        left.forEach(ProcessHandle::destroyForcibly);
-        assertThat(left).as("processes of this test still running").isEmpty();
-    }
+    @RegisterExtension
+    final NothingLeftRunning nothingLeft = NothingLeftRunning.markedBy(() -> dir).andNoSessionsOf(sshd);
 
     @Test
     void pushToARemoteDeviceWritesThroughIt() throws Exception {
@@ -98,11 +88,5 @@ class SpecialDestinationRemoteE2ETest {
 
     private String marker() {
         return "-Drdflux.test.marker=" + dir;
-    }
-
-    private List<ProcessHandle> marked() {
-        String marker = dir.toString();
-        return ProcessHandle.allProcesses().filter(p -> p.isAlive()
-                && p.info().commandLine().map(c -> c.contains(marker)).orElse(false)).toList();
     }
 }

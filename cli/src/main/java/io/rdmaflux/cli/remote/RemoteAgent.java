@@ -1,19 +1,11 @@
 package io.rdmaflux.cli.remote;
 
 import io.rdmaflux.cli.remote.RemoteException.Kind;
-import io.rdmaflux.connector.process.ProcessGroup;
 import io.rdmaflux.protocol.RemoteText;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -31,7 +23,7 @@ import reactor.util.Loggers;
  * gives the port its receiver bound; {@link #connect} tells its sender where to go;
  * {@link #done} is the outcome. {@link #dispose} closes the agent's stdin, which makes it tear
  * its job down and exit; the ssh process is killed if it lingers, with its whole process group
- * (ssh runs in one of its own, {@link ProcessGroup}): SIGTERM, then SIGKILL after a grace.
+ * (ssh runs in one of its own, {@link AgentProcess}): SIGTERM, then SIGKILL after a grace.
  *
  * <p>An agent still starting is never cut off mid-login if it can be helped: a login shell
  * killed half-way through its startup files can leave their locks behind (pyenv's rehash lock
@@ -42,6 +34,10 @@ import reactor.util.Loggers;
  * <p>Every failure is a {@link RemoteException} whose message is one line naming the host:
  * ssh could not connect or log in, the tool is missing there, the agent failed or was lost.
  * Text from the remote host is sanitized before it is printed or put into a message.
+ *
+ * <p>This class is the protocol client (the hello and its nonce, the job, the messages); the
+ * ssh process and the registry the tool's end waits on are {@link AgentProcess}, stderr is
+ * {@link StderrCapture}, and the wording of every failure is {@link AgentFailures}.
  */
 public final class RemoteAgent implements Disposable {
 
@@ -51,64 +47,42 @@ public final class RemoteAgent implements Disposable {
     static final Duration LISTEN_TIMEOUT = Duration.ofSeconds(30);
     /** How long the ssh process may take to end after stdin closed (and its start, if it was starting), before it is killed. */
     static final Duration EXIT_GRACE = Duration.ofSeconds(10);
-    /** How long ssh's process group has after SIGTERM before it gets SIGKILL. */
-    private static final Duration TERM_GRACE = Duration.ofSeconds(2);
-    /** How many stderr lines are kept from before the hello, to explain a failed start. */
-    private static final int EARLY_LINES = 20;
-    /** Longest stderr line kept; stderr is for people, so longer ones are cut. */
-    private static final int MAX_STDERR_LINE = 4096;
-
-    /**
-     * Agents of this process whose ssh process (or its process group) still runs: the tool's
-     * end waits for them ({@link #awaitAll}).
-     */
-    private static final Set<RemoteAgent> running = ConcurrentHashMap.newKeySet();
 
     private final RemoteShell shell;
     private final RemoteHost host;
-    private final Process process;
     /** The ssh process and what it started (a ProxyCommand, an -e wrapper's children): ended together. */
-    private final ProcessGroup group;
+    private final AgentProcess process;
     /** Given to the agent on its command line; only a hello carrying it counts (see {@link #hello(String)}). */
     private final String nonce;
-    private final OutputStream stdin;
     private final Sinks.One<AgentMessage.Hello> hello = Sinks.one();
     private final Sinks.One<AgentMessage.Listening> listening = Sinks.one();
     private final Sinks.One<AgentMessage.Done> done = Sinks.one();
     private final Sinks.Empty<Void> exited = Sinks.empty();
-    private final Deque<String> early = new ArrayDeque<>();
+    /** Guards the start's outcome: a hello and the start timeout, whichever comes first, decide it. */
+    private final Object start = new Object();
     private final AtomicBoolean disposed = new AtomicBoolean();
-    private final Thread stderrReader;
+    private final StderrCapture stderr;
     private final Disposable startTimer;
     private final long startDeadline;
     private volatile boolean greeted;
     private volatile boolean startTimedOut;
-    /** When the ssh process is killed if it has not ended (System.nanoTime), once disposed. */
-    private volatile long killAt;
     private volatile long bytes;
     private volatile AgentMessage.Progress progress = new AgentMessage.Progress(0);
     private volatile String protocolError;
-    private volatile String lastStderr;
 
-    private RemoteAgent(RemoteShell shell, RemoteHost host, Process process, ProcessGroup group, String nonce) {
+    private RemoteAgent(RemoteShell shell, RemoteHost host, AgentProcess process, String nonce) {
         this.shell = shell;
         this.host = host;
         this.process = process;
-        this.group = group;
         this.nonce = nonce;
-        this.stdin = process.getOutputStream();
-        this.stderrReader = daemon("stderr", () -> readStderr(process.getErrorStream()));
+        this.stderr = StderrCapture.start(process.stderr(), host, shell.log());
         this.startDeadline = System.nanoTime() + shell.startTimeout().toNanos();
         this.startTimer = Schedulers.parallel().schedule(this::startTimedOut,
                 shell.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        daemon("stdout", () -> readStdout(process.getInputStream()));
-        running.add(this);
-        // Kept while something ssh started still runs in its group, for awaitAll to end it.
-        process.onExit().thenRun(() -> {
-            if (!group.alive()) {
-                running.remove(this);
-            }
-        });
+        Thread stdout = new Thread(() -> readStdout(process.stdout()), "agent-stdout-" + host);
+        stdout.setDaemon(true);
+        stdout.start();
+        process.register(this);
     }
 
     static RemoteAgent start(RemoteShell shell, RemoteHost host) {
@@ -116,14 +90,9 @@ public final class RemoteAgent implements Disposable {
         List<String> argv = shell.command(host, shell.agentCommand(nonce));
         log.debug("starting the agent on {}: {}", host, ShellWords.join(argv));
         try {
-            // In a process group of its own, so that ending it ends what it started too.
-            List<String> run = ProcessGroup.command(argv);
-            Process p = new ProcessBuilder(run).start();
-            return new RemoteAgent(shell, host, p, ProcessGroup.of(p, run), nonce);
+            return new RemoteAgent(shell, host, AgentProcess.start(host, argv), nonce);
         } catch (IOException e) {
-            throw new RemoteException(Kind.UNREACHABLE, host, "cannot run '" + argv.get(0) + "': "
-                    + RemoteText.sanitize(e.getMessage()) + (shell.isSsh() ? " (install OpenSSH's ssh client, or give -e)"
-                    : " (check -e or " + RemoteShell.RSH_ENV + ")"));
+            throw AgentFailures.cannotRun(host, shell, argv.get(0), e.getMessage());
         }
     }
 
@@ -165,9 +134,8 @@ public final class RemoteAgent implements Disposable {
      * slow host they alone may take most of 30 s.
      */
     public Mono<AgentMessage.Listening> listening() {
-        return hello().then(listening.asMono().timeout(LISTEN_TIMEOUT, Mono.error(() -> new RemoteException(
-                Kind.TOOL_FAILED, host, "the agent did not report a listening port within "
-                        + LISTEN_TIMEOUT.toSeconds() + " s"))));
+        return hello().then(listening.asMono().timeout(LISTEN_TIMEOUT,
+                Mono.error(() -> AgentFailures.noListeningPort(host, LISTEN_TIMEOUT))));
     }
 
     /** Tells the job's send sink where the downstream receiver listens. */
@@ -210,20 +178,7 @@ public final class RemoteAgent implements Disposable {
             return;
         }
         long starting = greeted || startTimedOut ? 0 : Math.max(0, startDeadline - System.nanoTime());
-        endWithin(EXIT_GRACE.plusNanos(starting));
-    }
-
-    /** Closes stdin, so that the remote end finishes on its own, and kills ssh if it has not ended after {@code grace}. */
-    private void endWithin(Duration grace) {
-        killAt = System.nanoTime() + grace.toNanos();
-        closeStdin();
-        // boundedElastic: ending the group waits (bounded) for it.
-        Schedulers.boundedElastic().schedule(() -> {
-            if (process.isAlive()) {
-                log.debug("the ssh process for {} did not end; ending its process group", host);
-                group.terminate(TERM_GRACE);
-            }
-        }, grace.toMillis(), TimeUnit.MILLISECONDS);
+        process.endWithin(EXIT_GRACE.plusNanos(starting));
     }
 
     /**
@@ -235,29 +190,7 @@ public final class RemoteAgent implements Disposable {
      * @param note told, once per host, when the wait is likely to be noticed (over a second)
      */
     public static void awaitAll(Consumer<String> note) {
-        running.forEach(RemoteAgent::dispose);
-        for (RemoteAgent a : running) {
-            a.awaitEnd(note);
-        }
-    }
-
-    private void awaitEnd(Consumer<String> note) {
-        try {
-            long left = killAt - System.nanoTime();
-            if (left > TimeUnit.SECONDS.toNanos(1) && process.isAlive()) {
-                note.accept("waiting up to " + TimeUnit.NANOSECONDS.toSeconds(left + 999_999_999)
-                        + " s for the ssh session to " + host + " to end");
-            }
-            if (!process.waitFor(Math.max(0, left), TimeUnit.NANOSECONDS)) {
-                log.debug("the ssh process for {} did not end; ending its process group", host);
-            }
-            // Also when ssh ended by itself but left something of its group running (a
-            // ProxyCommand when ssh was killed): nothing it started may outlive the tool.
-            group.terminate(TERM_GRACE);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            group.kill();
-        }
+        AgentProcess.awaitAll(note);
     }
 
     @Override
@@ -266,31 +199,12 @@ public final class RemoteAgent implements Disposable {
     }
 
     private Mono<Void> write(AgentMessage m) {
-        return Mono.<Void>fromRunnable(() -> {
-            synchronized (stdin) {
-                try {
-                    stdin.write((m.toLine() + "\n").getBytes(StandardCharsets.UTF_8));
-                    stdin.flush();
-                } catch (IOException e) {
-                    // The agent is gone; done() says why once its output has been read.
-                    log.debug("writing to the agent on {} failed: {}", host, e.toString());
-                }
-            }
-        }).subscribeOn(Schedulers.boundedElastic());
-    }
-
-    private void closeStdin() {
-        synchronized (stdin) {
-            try {
-                stdin.close();
-            } catch (IOException e) {
-                // Already closed by a dead process.
-            }
-        }
+        // The agent may be gone: done() says why once its output has been read.
+        return Mono.<Void>fromRunnable(() -> process.writeLine(m.toLine())).subscribeOn(Schedulers.boundedElastic());
     }
 
     private void startTimedOut() {
-        synchronized (early) {
+        synchronized (start) {
             if (greeted || disposed.get() || !process.isAlive()) {
                 // Disposed while starting: it already has its time to end; its end says the rest.
                 return;
@@ -299,24 +213,11 @@ public final class RemoteAgent implements Disposable {
         }
         // Fail now, but let the login run to its end (see the class comment): the agent, if it
         // starts after all, sees its stdin closed and exits; its hello is ignored.
-        RemoteException failure = startFailure();
+        RemoteException failure = AgentFailures.startTimedOut(host, shell, stderr.early());
         hello.tryEmitError(failure);
         listening.tryEmitError(failure);
         done.tryEmitError(failure);
-        endWithin(EXIT_GRACE);
-    }
-
-    private RemoteException startFailure() {
-        List<String> lines;
-        synchronized (early) {
-            lines = List.copyOf(early);
-        }
-        // The command that ran (less the nonce), quoted word by word for a shell: the remote
-        // command is one word, and the rdflux path in it may hold quotes of its own.
-        return new RemoteException(Kind.TOOL_FAILED, host, "rdflux did not start within "
-                + shell.startTimeout().toSeconds() + " s" + lastLine(lines, " (")
-                + "; check that " + ShellWords.join(shell.command(host, shell.agentCommand()))
-                + " prints a hello line, or give it longer with --start-timeout");
+        process.endWithin(EXIT_GRACE);
     }
 
     private void readStdout(InputStream out) {
@@ -337,9 +238,7 @@ public final class RemoteAgent implements Disposable {
                         continue;
                     }
                     if (h.protocol() != AgentMessage.PROTOCOL) {
-                        protocolError = "rdflux there speaks agent protocol " + h.protocol() + ", this one "
-                                + AgentMessage.PROTOCOL + " (" + RemoteText.sanitize(h.version())
-                                + "): install the same version on both hosts";
+                        protocolError = AgentFailures.otherProtocol(h);
                         break;
                     }
                     greeted();
@@ -349,11 +248,11 @@ public final class RemoteAgent implements Disposable {
                 AgentMessage m;
                 try {
                     if (lines.truncated()) {
-                        throw new IllegalArgumentException("a line longer than " + AgentMessage.MAX_LINE + " bytes");
+                        throw new IllegalArgumentException(AgentFailures.tooLong());
                     }
                     m = AgentMessage.parse(line);
                 } catch (IllegalArgumentException e) {
-                    protocolError = "the agent sent a malformed message (" + RemoteText.sanitize(e.getMessage()) + ")";
+                    protocolError = AgentFailures.malformed(e.getMessage());
                     break;
                 }
                 if (m instanceof AgentMessage.Listening l) {
@@ -394,87 +293,33 @@ public final class RemoteAgent implements Disposable {
     }
 
     private void greeted() {
-        synchronized (early) {
+        synchronized (start) {
             if (startTimedOut) {
                 return;
             }
             greeted = true;
             startTimer.dispose();
-            for (String line : early) {
-                shell.log().accept(host, line);
-            }
-            early.clear();
-        }
-    }
-
-    private void readStderr(InputStream err) {
-        LineReader lines = new LineReader(err, MAX_STDERR_LINE);
-        try {
-            String line;
-            while ((line = lines.next()) != null) {
-                String clean = RemoteText.sanitize(line);
-                if (clean.isEmpty()) {
-                    continue;
-                }
-                lastStderr = clean;
-                synchronized (early) {
-                    if (!greeted) {
-                        // Kept to explain a failed start; printed if the agent does start.
-                        if (early.size() == EARLY_LINES) {
-                            early.removeFirst();
-                        }
-                        early.addLast(clean);
-                        continue;
-                    }
-                }
-                shell.log().accept(host, clean);
-            }
-        } catch (IOException e) {
-            // The process is gone.
+            stderr.release();
         }
     }
 
     private void finish(AgentMessage.Done outcome) {
         int exit;
         try {
-            if (protocolError != null || !process.waitFor(EXIT_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
-                group.kill();
-            }
-            exit = process.waitFor();
-            stderrReader.join(2000);
+            exit = process.awaitExit(protocolError != null, EXIT_GRACE);
+            stderr.awaitEnd(2000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            group.kill();
+            process.kill();
             exit = -1;
         }
         startTimer.dispose();
-        closeStdin();
-        RemoteException failure;
-        if (protocolError != null) {
-            failure = new RemoteException(Kind.TOOL_FAILED, host, protocolError);
-        } else if (outcome != null && outcome.status() == 0) {
-            failure = null;
-        } else if (outcome != null) {
-            failure = new RemoteException(Kind.JOB_FAILED, host, outcome.status(),
-                    outcome.message() == null ? "failed with status " + outcome.status() : RemoteText.sanitize(outcome.message()),
-                    outcome.failures().stream().map(RemoteText::sanitize).toList(), outcome.reportedByPeer());
-        } else if (startTimedOut) {
-            failure = startFailure();
-        } else if (!greeted) {
-            List<String> lines;
-            synchronized (early) {
-                lines = List.copyOf(early);
-            }
-            failure = classify(host, exit, lines, shell);
-        } else {
-            failure = new RemoteException(Kind.LOST, host, exit == 255 && shell.isSsh()
-                    ? "the ssh connection was lost"
-                    : "the agent ended without reporting (exit " + exit + ")"
-                            + (lastStderr == null ? "" : ": " + lastStderr));
-        }
+        process.closeStdin();
+        RemoteException failure = AgentFailures.ended(host, shell, new AgentFailures.Ending(protocolError, outcome,
+                startTimedOut, greeted, exit, stderr.early(), stderr.last())).orElse(null);
         log.debug("agent on {} ended: exit {}, {}", host, exit, failure == null ? "ok" : failure.getMessage());
         if (failure == null) {
-            listening.tryEmitError(new RemoteException(Kind.TOOL_FAILED, host, "the job had no receiver"));
+            listening.tryEmitError(AgentFailures.noReceiver(host));
             done.tryEmitValue(outcome);
         } else {
             hello.tryEmitError(failure);
@@ -484,68 +329,8 @@ public final class RemoteAgent implements Disposable {
         exited.tryEmitEmpty();
     }
 
-    private static String lastLine(List<String> lines, String prefix) {
-        return lines.isEmpty() ? "" : prefix + lines.get(lines.size() - 1) + (prefix.endsWith("(") ? ")" : "");
-    }
-
-    /**
-     * Why the remote command ended before the agent said hello, from the exit status and what
-     * ssh or the remote shell printed: one line with what to do.
-     */
+    /** Why the remote command ended before the agent said hello: see {@link AgentFailures#classify}. */
     static RemoteException classify(RemoteHost host, int exit, List<String> stderr, RemoteShell shell) {
-        String said = String.join(" ", stderr);
-        String lower = said.toLowerCase(Locale.ROOT);
-        String quoted = lastLine(stderr, " (");
-        if (exit == 255 && shell.isSsh()) {
-            if (lower.contains("could not resolve hostname") || lower.contains("name or service not known")) {
-                return new RemoteException(Kind.UNREACHABLE, host, "unknown host name" + quoted
-                        + "; check the name, or the Host entries of your ssh configuration");
-            }
-            if (lower.contains("connection refused")) {
-                return new RemoteException(Kind.UNREACHABLE, host, "ssh connection refused" + quoted
-                        + "; check that sshd runs there and listens on the port ssh uses");
-            }
-            if (lower.contains("timed out")) {
-                return new RemoteException(Kind.UNREACHABLE, host, "ssh connection timed out after "
-                        + shell.connectTimeout().toSeconds() + " s" + quoted + "; check that the host is up and reachable");
-            }
-            if (lower.contains("no route to host") || lower.contains("network is unreachable")) {
-                return new RemoteException(Kind.UNREACHABLE, host, "host unreachable" + quoted
-                        + "; check the network path to it");
-            }
-            if (lower.contains("host key verification failed") || lower.contains("remote host identification has changed")) {
-                return new RemoteException(Kind.HOST_KEY, host, "ssh does not trust the host key" + quoted
-                        + "; connect once with 'ssh " + host.destination() + "' to check and accept it");
-            }
-            if (lower.contains("permission denied") || lower.contains("too many authentication failures")) {
-                return new RemoteException(Kind.AUTHENTICATION, host, "ssh could not log in without a password"
-                        + quoted + "; rdflux runs ssh in batch mode: set up key-based login (ssh-copy-id "
-                        + host.destination() + ") or load your key into ssh-agent");
-            }
-            return new RemoteException(Kind.UNREACHABLE, host, "ssh failed" + quoted
-                    + "; try 'ssh " + host.destination() + " true' to see why");
-        }
-        String tool = shell.tool();
-        if (exit == 127) {
-            return new RemoteException(Kind.TOOL_MISSING, host, "'" + tool + "' not found there" + quoted
-                    + "; install rdma-flux on that host, or give its path with --rdflux-path");
-        }
-        if (exit == 126) {
-            return new RemoteException(Kind.TOOL_MISSING, host, "'" + tool + "' cannot be run there" + quoted
-                    + "; check the path given with --rdflux-path and its permissions");
-        }
-        if (exit == 64 && said.contains("--hello")) {
-            return new RemoteException(Kind.TOOL_FAILED, host, "'" + tool + " agent' there does not take --hello, "
-                    + "which this version gives it: install the same version on both hosts");
-        }
-        return new RemoteException(Kind.TOOL_FAILED, host, "'" + tool + " agent' failed to start (exit " + exit + ")"
-                + quoted + "; check the rdma-flux installation there");
-    }
-
-    private Thread daemon(String name, Runnable body) {
-        Thread t = new Thread(body, "agent-" + name + "-" + host);
-        t.setDaemon(true);
-        t.start();
-        return t;
+        return AgentFailures.classify(host, exit, stderr, shell);
     }
 }

@@ -9,6 +9,7 @@ import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.channel.SingleStreamServer;
 import io.rdmaflux.cli.ExitCode;
 import io.rdmaflux.cli.Files2;
+import io.rdmaflux.cli.NothingLeftRunning;
 import io.rdmaflux.cli.remote.RemoteException.Kind;
 import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.codec.CodecContext;
@@ -34,7 +35,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -73,11 +73,8 @@ class RemoteAgentE2ETest {
         Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 
-    @AfterEach
-    void nothingLeftRunning() throws Exception {
-        assertThat(awaitGone(Duration.ofSeconds(20))).as("processes of this test still running").isEmpty();
-        assertThat(sshd.awaitNoSessions(Duration.ofSeconds(20))).as("ssh sessions still open").isEmpty();
-    }
+    @RegisterExtension
+    final NothingLeftRunning nothingLeft = NothingLeftRunning.markedBy(() -> dir).andNoSessionsOf(sshd);
 
     private RemoteShell shell() {
         return RemoteShell.create().rsh(sshd.rsh()).rdfluxPath(ShellWords.quote(tool.toString()))
