@@ -29,7 +29,7 @@ class TransportFlagTest {
 
     @Test
     void theHelpListsTheTransportsFound() {
-        String help = new CommandLine(new SendCommand()).getUsageMessage().replaceAll("\\s+", " ");
+        String help = Main.commandLine("rdsend").getUsageMessage(CommandLine.Help.Ansi.OFF).replaceAll("\\s+", " ");
         assertThat(help).contains("--transport=KIND auto (RDMA when usable, else TCP), or one of the transports found: "
                 + "rdma, tcp. Default: auto.");
     }
