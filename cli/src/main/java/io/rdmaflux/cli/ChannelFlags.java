@@ -4,6 +4,8 @@ import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.pipeline.config.ValueType;
 import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportOptions;
+import io.rdmaflux.transport.TransportProvider;
+import io.rdmaflux.transport.TransportProviders;
 import picocli.CommandLine.Option;
 
 /** Options every channel tool shares: transport, sizes, verbosity. */
@@ -19,7 +21,9 @@ final class ChannelFlags {
     boolean debug;
 
     @Option(names = "--transport", paramLabel = "KIND", defaultValue = "auto", converter = TransportConverter.class,
-            description = "auto (RDMA when usable, else TCP), rdma, or tcp. Default: ${DEFAULT-VALUE}.")
+            completionCandidates = TransportNames.class,
+            description = "auto (RDMA when usable, else TCP), or one of the transports found: ${COMPLETION-CANDIDATES}. "
+                    + "Default: ${DEFAULT-VALUE}.")
     TransportKind transport;
 
     @Option(names = "--frame-size", paramLabel = "BYTES", defaultValue = "1M", converter = SizeConverter.class,
@@ -59,7 +63,15 @@ final class ChannelFlags {
         return o;
     }
 
-    /** Parses auto/rdma/tcp. */
+    /** The transports found here (tcp, rdma, and any a jar on the class path adds), for the help. */
+    static final class TransportNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return TransportProviders.all().stream().map(TransportProvider::name).iterator();
+        }
+    }
+
+    /** Parses auto or the name of a transport found here. */
     static final class TransportConverter implements picocli.CommandLine.ITypeConverter<TransportKind> {
         @Override
         public TransportKind convert(String value) {

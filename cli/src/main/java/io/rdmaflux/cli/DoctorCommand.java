@@ -1,12 +1,14 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.channel.ChannelOptions;
-import io.rdmaflux.channel.Transports;
+import io.rdmaflux.transport.TransportProvider;
+import io.rdmaflux.transport.TransportProviders;
 import io.rdmaflux.transport.rdma.RdmaTransport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -31,26 +33,30 @@ final class DoctorCommand implements Callable<Integer> {
         rows.add(new String[] {"machine", System.getProperty("os.name") + " " + System.getProperty("os.arch") + ", "
                 + Runtime.getRuntime().availableProcessors() + " cores, max heap "
                 + Meter.human(Runtime.getRuntime().maxMemory())});
-        rows.add(new String[] {"tcp", "available" + (epoll() ? " (native epoll)" : " (Java NIO)")});
-        String rdma = Transports.rdmaUnavailableReason();
-        rows.add(new String[] {"rdma", rdma == null ? "available" : "unavailable: " + rdma});
-        rows.addAll(devices());
-        rows.add(memlock());
-        rows.add(new String[] {"auto", rdma == null ? "uses RDMA, falls back to TCP per connection" : "uses TCP"});
+        // Every transport found, the fallback first; RDMA's devices and memory limit after its line.
+        List<TransportProvider> transports = new ArrayList<>(TransportProviders.all());
+        transports.sort(Comparator.comparingInt(TransportProvider::autoOrder));
+        List<String> auto = new ArrayList<>();
+        for (TransportProvider t : transports) {
+            rows.add(new String[] {t.name(), t.status()});
+            if (t.name().equals("rdma")) {
+                rows.addAll(devices());
+                rows.add(memlock());
+            }
+            if (t.autoOrder() >= 0 && t.unavailableReason() == null) {
+                auto.add(0, TransportProviders.display(t.name()));
+            }
+        }
+        rows.add(new String[] {"auto", auto.isEmpty() ? "no transport usable"
+                : auto.size() == 1 ? "uses " + auto.get(0)
+                : "uses " + auto.get(0) + ", falls back to " + String.join(", then ", auto.subList(1, auto.size()))
+                        + " per connection"});
         rows.add(new String[] {"zstd", io.rdmaflux.codec.ZstdStage.describe()});
         rows.add(new String[] {"aes", io.rdmaflux.codec.AesGcmStage.provider()});
         for (String[] r : rows) {
             Console.stdout().printf(Locale.ROOT, "%-10s %s%n", r[0], r[1]);
         }
         return ExitCode.OK;
-    }
-
-    private static boolean epoll() {
-        try {
-            return io.netty.channel.epoll.Epoll.isAvailable();
-        } catch (Throwable t) {
-            return false;
-        }
     }
 
     /** RDMA devices and their ports, read from sysfs so it works without the native library. */

@@ -2,6 +2,7 @@ package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmaflux.pipeline.plugin.PluginApi;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +10,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
@@ -363,6 +368,52 @@ class RunE2ETest {
         Tool aFile = rdflux(Map.of(), "run", "--plugins", in.toString(), "send.yaml");
         assertThat(aFile.exitCode(LIMIT)).isEqualTo(ExitCode.USAGE);
         assertThat(aFile.err()).startsWith("rdflux: plugin directory " + in + " is not a directory\n");
+    }
+
+    /**
+     * The samples jar declares the plugin API it was built for; the same jar declaring a newer
+     * one is refused: a pipeline that needs its stage fails with exit 78 and one line naming the
+     * jar, the plugin, its version and ours.
+     */
+    @Test
+    void aPluginJarBuiltForANewerPluginApiIsRefusedWithExit78() throws IOException {
+        Path samples = PLUGINS.resolve("rdma-flux-samples-0.1.0-SNAPSHOT.jar");
+        try (JarFile jar = new JarFile(samples.toFile())) {
+            assertThat(jar.getManifest().getMainAttributes().getValue(PluginApi.ATTRIBUTE)).isEqualTo(PluginApi.version());
+        }
+        String newer = PluginApi.MAJOR + "." + (PluginApi.MINOR + 1);
+        Path refused = Files.createDirectory(dir.resolve("newer-plugins"));
+        try (JarFile jar = new JarFile(samples.toFile());
+             JarOutputStream out = new JarOutputStream(Files.newOutputStream(refused.resolve("samples-next.jar")),
+                     withApi(jar.getManifest(), newer))) {
+            for (JarEntry e : java.util.Collections.list(jar.entries())) {
+                if (e.getName().equals(JarFile.MANIFEST_NAME)) {
+                    continue;
+                }
+                out.putNextEntry(new JarEntry(e.getName()));
+                try (var in = jar.getInputStream(e)) {
+                    in.transferTo(out);
+                }
+                out.closeEntry();
+            }
+        }
+        Files.writeString(dir.resolve("in.bin"), "data\n");
+        yaml("crc.yaml", "source: {type: file, path: in.bin}\nstages: [crc32c]\nsink: {type: file, path: out.bin}\n");
+        Tool t = rdflux(Map.of(), "run", "--plugins", refused.toString(), "crc.yaml");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.CONFIG);
+        String why = "samples-next.jar (plugin io.rdmaflux.samples.Sha256SinkPlugin (and 1 more) was built for plugin API "
+                + newer + "; this rdflux has plugin API " + PluginApi.version() + ": use a newer rdflux)";
+        assertThat(t.err().lines().toList()).last().asString()
+                .startsWith("crc.yaml:2: stages[0].type: unknown stage type 'crc32c'")
+                .endsWith("plugin jars skipped: " + why);
+        assertThat(t.err()).doesNotContain("Exception", "\tat ");
+        assertThat(dir.resolve("out.bin")).doesNotExist();
+    }
+
+    private static Manifest withApi(Manifest manifest, String api) {
+        Manifest m = new Manifest(manifest);
+        m.getMainAttributes().putValue(PluginApi.ATTRIBUTE, api);
+        return m;
     }
 
     @Test

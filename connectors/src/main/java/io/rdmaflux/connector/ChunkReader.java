@@ -3,20 +3,37 @@ package io.rdmaflux.connector;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.channels.ReadableByteChannel;
 
-/** Blocking reads of one opened resource; used only by {@link ReadLoop}, one call at a time. */
-interface ChunkReader {
+/**
+ * Blocking reads of one opened resource, the part of a source that knows the resource: a
+ * source's read loop calls it one call at a time, always on the source's scheduler and never
+ * from two threads at once. Implement it (for a plugin's own source, an object store's
+ * download, say) and give {@link Source#fromReader} a way to open one: the loop adds what every
+ * built-in source guarantees (bounded buffers, cancellation, error wording, release).
+ *
+ * <pre>{@code
+ * Source s3 = Source.fromReader("s3://bucket/key", () -> {
+ *     InputStream in = client.getObject(bucket, key);   // runs on the scheduler, may block
+ *     return ChunkReader.sequential(Channels.newChannel(in), in, true);
+ * });
+ * }</pre>
+ */
+public interface ChunkReader {
 
     /**
-     * Fills {@code dst} from its position, blocking until at least one byte arrived.
+     * Fills {@code dst} from its position, blocking until at least one byte arrived. An
+     * exception fails the source: an I/O error becomes a one-line {@link ConnectorException}
+     * (SOURCE_FAILED, "cannot read WHAT: reason"); a {@link ConnectorException} is kept as it is.
      *
      * @return the bytes read, or -1 at the end of the data when nothing was read
      */
     int read(ByteBuffer dst) throws IOException;
 
-    /** Closes what was opened (or leaves it open when it is not ours, such as stdin). */
+    /**
+     * Closes what was opened (or leaves it open when it is not ours, such as stdin). Called
+     * exactly once, after the end of the data, an error or a cancel; an exception is only logged.
+     */
     void close() throws IOException;
 
     /**
@@ -24,61 +41,6 @@ interface ChunkReader {
      * called on cancel while a read is in progress. Regular files need nothing.
      */
     default void abort() {
-    }
-
-    /** What a positional reader checks once it reached the size it was given, or the file ended before. */
-    @FunctionalInterface
-    interface EndCheck {
-        /**
-         * @param channel the file
-         * @param read    the bytes read: the size given, or fewer if the file ended first
-         * @throws IOException to fail the read instead of ending the data
-         */
-        void verify(FileChannel channel, long read) throws IOException;
-    }
-
-    /**
-     * Positional reads of the first {@code size} bytes of a regular file: large, never short
-     * except at the end. At the end, {@code check} decides whether the data really ended.
-     */
-    static ChunkReader positional(FileChannel channel, long size, EndCheck check) {
-        return new ChunkReader() {
-            private long position;
-            private boolean ended;
-
-            @Override
-            public int read(ByteBuffer dst) throws IOException {
-                if (ended) {
-                    return -1;
-                }
-                int limit = dst.limit();
-                dst.limit(dst.position() + (int) Math.min(dst.remaining(), size - position));
-                int total = 0;
-                try {
-                    while (dst.hasRemaining()) {
-                        int n = channel.read(dst, position);
-                        if (n < 0) {
-                            break;
-                        }
-                        position += n;
-                        total += n;
-                    }
-                } finally {
-                    dst.limit(limit);
-                }
-                if (total > 0) {
-                    return total;
-                }
-                ended = true;
-                check.verify(channel, position);
-                return -1;
-            }
-
-            @Override
-            public void close() throws IOException {
-                channel.close();
-            }
-        };
     }
 
     /**

@@ -119,11 +119,11 @@ public final class FileSource implements Source {
     public Flux<Chunk> open() {
         return ReadLoop.flux(path.toString(), () -> {
             if (snapshot != null) {
-                return ChunkReader.positional(FileChannel.open(path, StandardOpenOption.READ), snapshot.size(),
+                return PositionalReader.of(FileChannel.open(path, StandardOpenOption.READ), snapshot.size(),
                         this::verifyUnchanged);
             }
             if (pseudo) {
-                return ChunkReader.positional(FileChannel.open(path, StandardOpenOption.READ), Long.MAX_VALUE,
+                return PositionalReader.of(FileChannel.open(path, StandardOpenOption.READ), Long.MAX_VALUE,
                         (channel, read) -> { });
             }
             // Opening a FIFO blocks until a writer comes; this runs on the scheduler.

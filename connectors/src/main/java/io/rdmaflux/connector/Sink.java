@@ -5,6 +5,7 @@ import io.rdmaflux.protocol.StreamMetadata;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
@@ -28,6 +29,12 @@ import reactor.core.publisher.Mono;
  * output: a {@link ConnectorException} (code {@code SINK_FAILED}) for its own failures, or
  * the upstream {@link io.rdmaflux.protocol.ProtocolException} with its code kept and the
  * clean-up appended to its message.
+ *
+ * <p><b>Building one.</b> A sink of the project's or of a plugin jar is a {@link WriteTarget}
+ * (the blocking writes to one output) given to {@link #toTarget}, which adds everything above:
+ * the bounded prefetch of {@link SinkOptions}, writes off the delivering thread, the release of
+ * every chunk, cancellation, clean-up and the error wording. {@link FileSink} and the command
+ * sinks are built the same way.
  */
 public interface Sink {
 
@@ -48,6 +55,35 @@ public interface Sink {
 
     /** What this sink writes to, for messages: a path, or "standard output". */
     String describe();
+
+    /**
+     * {@link #toTarget(String, Function, SinkOptions)} with {@link SinkOptions#defaults()}.
+     */
+    static Sink toTarget(String description, Function<? super StreamMetadata, ? extends WriteTarget> targets) {
+        return toTarget(description, targets, SinkOptions.defaults());
+    }
+
+    /**
+     * A sink that writes each stream to a fresh {@link WriteTarget}: the way to build a sink
+     * outside this package with the guarantees of the built-in ones. For each write,
+     * {@code targets} is given the stream's metadata and makes the target, on the options'
+     * scheduler when the write is subscribed (it may block); the target is then opened,
+     * written one chunk at a time while at most {@link SinkOptions#prefetch()} chunks wait,
+     * and committed when the data completes. Every chunk is released exactly once, whatever
+     * happens. When the data fails, the write is cancelled or the process ends
+     * ({@link #abandonAll}), a write under way is {@linkplain WriteTarget#interrupt()
+     * interrupted} and the target {@linkplain WriteTarget#abort() aborted}. A failure of
+     * {@code targets} or of the target fails the Mono with a {@link ConnectorException}
+     * (SINK_FAILED, "cannot write DESCRIPTION: reason"); an upstream failure keeps its code,
+     * with what {@code abort} said appended.
+     *
+     * @param description what is written, for messages before a target exists ("s3://bucket/key")
+     * @param targets     makes the output of one stream; may use its name and size
+     */
+    static Sink toTarget(String description, Function<? super StreamMetadata, ? extends WriteTarget> targets,
+                         SinkOptions options) {
+        return new TargetSink(description, targets, options);
+    }
 
     /**
      * Cancels every sink write still under way in this process and waits up to {@code timeout}

@@ -5,6 +5,7 @@ import io.rdmaflux.protocol.StreamMetadata;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
 import reactor.core.publisher.Flux;
 
@@ -31,6 +32,12 @@ import reactor.core.publisher.Flux;
  * {@link ConnectorException} (code {@code SOURCE_FAILED}, a one-line message naming the
  * source) when reading fails. On cancel, error and completion the source closes what it
  * opened and returns its buffers.
+ *
+ * <p><b>Building one.</b> A source of the project's or of a plugin jar is a {@link ChunkReader}
+ * (the blocking reads of one opened resource) given to {@link #fromReader}, which adds
+ * everything above: the bounded buffers of {@link SourceOptions}, reads off the requesting
+ * thread, cancellation that unblocks a waiting read, the error wording and the release of every
+ * buffer. {@link FileSource} and the command sources are built the same way.
  */
 public interface Source {
 
@@ -98,6 +105,94 @@ public interface Source {
             @Override
             public StreamMetadata metadata(StreamMetadata base) {
                 return self.metadata(base);
+            }
+        };
+    }
+
+    /**
+     * {@code description}'s stream, read through the readers {@code opener} opens, one per
+     * subscription, with {@link SourceOptions#defaults()}.
+     *
+     * @see #fromReader(String, Callable, SourceOptions)
+     */
+    static Source fromReader(String description, Callable<? extends ChunkReader> opener) {
+        return fromReader(description, opener, SourceOptions.defaults());
+    }
+
+    /**
+     * A source whose bytes a {@link ChunkReader} reads: the way to build a source outside this
+     * package with the guarantees of the built-in ones. {@code opener} runs on the options'
+     * scheduler when the Flux is subscribed (it may block: connect, open a download); the
+     * reader's {@link ChunkReader#read reads} run there too, one at a time, only while the
+     * subscriber has demand and one of the options' buffers is free. On cancel a read under way
+     * is {@linkplain ChunkReader#abort() aborted}; on completion, error and cancel the reader is
+     * closed and every buffer returns to its pool once its chunk is released. A failure of
+     * {@code opener} or of a read fails the Flux with a {@link ConnectorException}
+     * (SOURCE_FAILED, "cannot read DESCRIPTION: reason"). Name and size are unknown unless
+     * set with {@link #withName} and {@link #withSize}.
+     *
+     * @param description what is read, for messages ("s3://bucket/key")
+     * @param opener      opens the resource afresh for each subscription
+     */
+    static Source fromReader(String description, Callable<? extends ChunkReader> opener, SourceOptions options) {
+        return new ReaderSource(description, opener, options, null, -1);
+    }
+
+    /**
+     * This source with {@code name} as the stream's name (for the metadata a sender announces);
+     * everything else is this source's.
+     */
+    default Source withName(String name) {
+        Source self = this;
+        return new Source() {
+            @Override
+            public Flux<Chunk> open() {
+                return self.open();
+            }
+
+            @Override
+            public Optional<String> name() {
+                return Optional.ofNullable(name);
+            }
+
+            @Override
+            public OptionalLong size() {
+                return self.size();
+            }
+
+            @Override
+            public String describe() {
+                return self.describe();
+            }
+        };
+    }
+
+    /**
+     * This source announcing {@code size} bytes in advance (a negative size: unknown), for
+     * progress and the receiver's checks; everything else is this source's. The size is a
+     * promise the data must keep: a receiver may refuse a stream of another length.
+     */
+    default Source withSize(long size) {
+        Source self = this;
+        return new Source() {
+            @Override
+            public Flux<Chunk> open() {
+                return self.open();
+            }
+
+            @Override
+            public Optional<String> name() {
+                return self.name();
+            }
+
+            @Override
+            public OptionalLong size() {
+                return size >= 0 ? OptionalLong.of(size) : OptionalLong.empty();
+            }
+
+            @Override
+            public String describe() {
+                return self.describe();
             }
         };
     }

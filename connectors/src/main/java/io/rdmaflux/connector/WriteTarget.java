@@ -9,8 +9,9 @@ import java.util.OptionalInt;
 
 /**
  * Blocking writes to one output, driven by the connectors' write loop one call at a time on the
- * options' scheduler. Public for the connectors in sub-packages (directory trees); a
- * {@link Sink} built on it gets the loop's ownership, cancel and error handling for free.
+ * options' scheduler, never from two threads at once (except {@link #interrupt()}). Implement it
+ * and give {@link Sink#toTarget} a way to make one: the sink built on it gets the loop's
+ * ownership, cancel and error handling for free, as the file, command and tree sinks do.
  *
  * <p>A target that throws a {@link io.rdmaflux.protocol.ProtocolException} (rather than an I/O
  * error) keeps that exception's code in the sink's failure, with what {@link #abort()} said

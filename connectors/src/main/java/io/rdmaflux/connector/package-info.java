@@ -12,6 +12,13 @@
  * {@link io.rdmaflux.connector.ChannelSource} and {@link io.rdmaflux.connector.ChannelSink}
  * adapt any byte channel. Directory trees are in {@code io.rdmaflux.connector.tree}.
  *
+ * <p><b>Building a connector</b> (here, in a sub-package or in a plugin jar): write the blocking
+ * part, a {@link io.rdmaflux.connector.ChunkReader} or a {@link io.rdmaflux.connector.WriteTarget},
+ * and hand it to {@link io.rdmaflux.connector.Source#fromReader} or
+ * {@link io.rdmaflux.connector.Sink#toTarget}; the package-private read and write loops behind
+ * them give it the bounded buffers, threads, cancellation, error wording and release described
+ * below, as they give the built-in connectors.
+ *
  * <p><b>Ownership rule</b> (the one {@link io.rdmaflux.buffer.Chunk} states): every chunk is a
  * lease released exactly once by its final owner. A source hands each chunk it emits to its
  * subscriber, who must release it; a sink releases each chunk it receives once its bytes are

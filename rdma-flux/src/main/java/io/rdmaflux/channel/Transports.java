@@ -4,25 +4,31 @@ import io.rdmaflux.protocol.ErrorCode;
 import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.TransportKind;
+import io.rdmaflux.transport.TransportProvider;
+import io.rdmaflux.transport.TransportProviders;
 import io.rdmaflux.transport.tcp.TcpTransport;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * Picks the transports for a {@link TransportKind}. RDMA is loaded by name so that the channel
- * works (over TCP) on machines where the RDMA classes or native library cannot load at all.
+ * Picks the transports for a {@link TransportKind}, from the {@link TransportProvider}s found
+ * in this process ({@link TransportProviders}): {@code tcp} and {@code rdma} built in, and any
+ * other that a jar lists in {@code META-INF/services/io.rdmaflux.transport.TransportProvider}.
+ * RDMA is loaded by name inside its provider, so that the channel works (over TCP) on machines
+ * where the RDMA classes or native library cannot load at all.
  */
 public final class Transports {
 
     private static final Logger log = Loggers.getLogger(Transports.class);
-    private static final String RDMA_CLASS = "io.rdmaflux.transport.rdma.RdmaTransport";
-    private static volatile Transport rdma;
-    private static volatile String rdmaProblem;
-    private static final AtomicBoolean rdmaProblemTold = new AtomicBoolean();
+    /** The providers whose unusability AUTO has reported: once per process, as an rdcp with --sync selects for three channels. */
+    private static final Set<String> told = ConcurrentHashMap.newKeySet();
 
     private Transports() {
     }
@@ -30,22 +36,23 @@ public final class Transports {
     /**
      * Stops the threads the transports keep (the TCP transport's own event loops; the RDMA
      * transport's listener and connection threads, when RDMA was used), waiting at most
-     * {@code timeout} for each. For a process about to exit: the JVM's exit waits up to 300 ms
-     * for threads blocked in native calls, and an idle event loop is one (in
+     * {@code timeout} for each. For a process about to exit: the JVM's exit waits up to
+     * 300 ms for threads blocked in native calls, and an idle event loop is one (in
      * {@code epoll_wait}), as is an RDMA thread waiting for an event. Connections still open are
      * closed. Other reactor-netty users of the JVM are left alone: the TCP transport does not
      * run on reactor-netty's global {@code TcpResources}. Later use of a transport starts new
      * threads.
      */
     public static void shutdown(Duration timeout) {
-        Transport r = rdma;
-        if (r != null) {
-            r.shutdown(timeout);
-        }
-        try {
-            tcp().shutdown(timeout);
-        } catch (RuntimeException e) {
-            log.debug("transport shutdown did not finish in {}: {}", timeout, e.toString());
+        // In the order AUTO prefers them (RDMA, then TCP), the order this always had.
+        List<TransportProvider> providers = new ArrayList<>(TransportProviders.all());
+        providers.sort(Comparator.comparingInt(TransportProvider::autoOrder).reversed());
+        for (TransportProvider p : providers) {
+            try {
+                p.shutdown(timeout);
+            } catch (RuntimeException e) {
+                log.debug("{} transport shutdown did not finish in {}: {}", p.name(), timeout, e.toString());
+            }
         }
     }
 
@@ -56,59 +63,55 @@ public final class Transports {
 
     /** The RDMA transport, or null when it cannot be used here; {@link #rdmaUnavailableReason()} says why. */
     public static Transport rdma() {
-        loadRdma();
-        return rdma;
+        return rdmaUnavailableReason() == null ? TransportProviders.find("rdma").orElseThrow().transport() : null;
     }
 
     /** Why RDMA cannot be used here, or null when it can. */
     public static String rdmaUnavailableReason() {
-        loadRdma();
-        return rdmaProblem;
+        return unavailableReason("rdma");
     }
 
-    private static synchronized void loadRdma() {
-        if (rdma != null || rdmaProblem != null) {
-            return;
-        }
-        try {
-            Transport t = (Transport) Class.forName(RDMA_CLASS).getDeclaredConstructor().newInstance();
-            String why = t.unavailableReason();
-            if (why == null) {
-                rdma = t;
-            } else {
-                rdmaProblem = why;
-            }
-        } catch (ClassNotFoundException e) {
-            rdmaProblem = "this build has no RDMA transport";
-        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
-            rdmaProblem = "the RDMA transport failed to load: " + e;
-        }
+    /** Why the transport named {@code name} cannot be used here, or null when it can. */
+    public static String unavailableReason(String name) {
+        Optional<TransportProvider> p = TransportProviders.find(name);
+        return p.isEmpty() ? "this build has no " + TransportProviders.display(name) + " transport"
+                : p.get().unavailableReason();
     }
 
     /**
-     * The transports to use, in order of preference. AUTO gives RDMA (when usable) then TCP;
-     * RDMA gives RDMA or fails with one line saying what is missing.
+     * The transports to use, in order of preference. AUTO gives every usable transport that
+     * takes part in it, best first (RDMA when usable, then TCP); a named kind gives that
+     * transport or fails with one line saying what is missing.
      */
     public static List<Transport> select(TransportKind kind) {
-        List<Transport> out = new ArrayList<>(2);
-        switch (kind) {
-            case TCP -> out.add(tcp());
-            case RDMA -> {
-                Transport r = rdma();
-                if (r == null) {
-                    throw new ProtocolException(ErrorCode.TRANSPORT_UNAVAILABLE, "RDMA transport unavailable: " + rdmaProblem);
-                }
-                out.add(r);
+        if (!kind.isAuto()) {
+            String why = unavailableReason(kind.name());
+            if (why != null) {
+                throw new ProtocolException(ErrorCode.TRANSPORT_UNAVAILABLE,
+                        TransportProviders.display(kind.name()) + " transport unavailable: " + why);
             }
-            case AUTO -> {
-                Transport r = rdma();
-                if (r != null) {
-                    out.add(r);
-                } else if (rdmaProblemTold.compareAndSet(false, true)) {
-                    // Once per process: an rdcp with --sync selects for three channels.
-                    log.info("RDMA not usable ({}); using TCP", rdmaProblem);
-                }
-                out.add(tcp());
+            return List.of(TransportProviders.find(kind.name()).orElseThrow().transport());
+        }
+        List<TransportProvider> candidates = new ArrayList<>(TransportProviders.all().stream()
+                .filter(p -> p.autoOrder() >= 0).toList());
+        candidates.sort(Comparator.comparingInt(TransportProvider::autoOrder).reversed());
+        List<Transport> out = new ArrayList<>(candidates.size());
+        List<TransportProvider> unusable = new ArrayList<>();
+        for (TransportProvider p : candidates) {
+            if (p.unavailableReason() == null) {
+                out.add(p.transport());
+            } else {
+                unusable.add(p);
+            }
+        }
+        if (out.isEmpty()) {
+            throw new ProtocolException(ErrorCode.TRANSPORT_UNAVAILABLE, "no transport usable: " + unusable.stream()
+                    .map(p -> TransportProviders.display(p.name()) + ": " + p.unavailableReason()).toList());
+        }
+        for (TransportProvider p : unusable) {
+            if (told.add(p.name())) {
+                log.info("{} not usable ({}); using {}", TransportProviders.display(p.name()), p.unavailableReason(),
+                        TransportProviders.display(out.get(0).name()));
             }
         }
         return out;

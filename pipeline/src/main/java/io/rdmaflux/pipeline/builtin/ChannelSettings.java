@@ -8,6 +8,7 @@ import io.rdmaflux.pipeline.config.OptionValues;
 import io.rdmaflux.pipeline.config.ValueType;
 import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportOptions;
+import io.rdmaflux.transport.TransportProviders;
 import io.rdmaflux.pipeline.SharedKey;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -29,7 +30,8 @@ final class ChannelSettings {
     static final OptionSpec<String> KEY = optional("key", ValueType.string(), null,
             "The shared key itself; anyone who can read the pipeline file can read it: prefer key-file or key-env.")
             .secret();
-    static final OptionSpec<String> TRANSPORT = optional("transport", ValueType.oneOf("auto", "rdma", "tcp"), "auto",
+    static final OptionSpec<String> TRANSPORT = optional("transport",
+            ValueType.oneOf(TransportProviders.choices().toArray(String[]::new)), "auto",
             "auto uses RDMA when both hosts can, TCP otherwise; rdma fails if RDMA is unusable.");
     static final OptionSpec<Long> FRAME_SIZE = optional("frame-size", ValueType.size(TransportOptions.MIN_FRAME_SIZE, TransportOptions.MAX_FRAME_SIZE), 1L << 20,
             "The largest data frame; larger frames cost less per byte (on RDMA they are pinned memory).");
@@ -113,6 +115,7 @@ final class ChannelSettings {
         return key;
     }
 
+    /** The transport chosen; the option's values are auto and the transports found ({@link TransportProviders}). */
     static TransportKind transport(OptionValues v) {
         return TransportKind.parse(v.get(TRANSPORT));
     }

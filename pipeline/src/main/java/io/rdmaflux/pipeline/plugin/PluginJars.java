@@ -22,13 +22,15 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 
 /**
  * The jars of a plugin directory that can be used, and why each other one cannot. Each jar's
  * providers (its {@code META-INF/services} entries) are loaded, constructed and asked to
  * describe themselves before the registry uses them, so that one broken jar is left out, named,
- * instead of failing every pipeline. The usable jars share one class loader, so a plugin may
- * use a library jar beside it.
+ * instead of failing every pipeline. A jar built for a plugin API this rdflux does not run
+ * ({@link PluginApi}) is left out the same way, before its classes are loaded. The usable jars
+ * share one class loader, so a plugin may use a library jar beside it.
  *
  * <p>A jar's check has a time limit ({@link #LIMIT}): a provider whose class initializer or
  * constructor blocks (a sleep, a network call) would otherwise hang every tool that reads the
@@ -63,7 +65,14 @@ final class PluginJars {
         Map<Path, Map<Class<?>, List<String>>> usable = new LinkedHashMap<>();
         for (Path jar : jars) {
             try {
-                usable.put(jar, providers(jar));
+                Map<Class<?>, List<String>> providers = providers(jar);
+                // Before any class of it loads: a jar of another API may not even link.
+                String incompatible = PluginApi.incompatibility(declaredApi(jar));
+                if (incompatible != null) {
+                    skipped.add(new Skipped(jar, subject(providers) + " " + incompatible));
+                    continue;
+                }
+                usable.put(jar, providers);
             } catch (IOException e) {
                 skipped.add(new Skipped(jar, "not a readable jar (" + e.getMessage() + ")"));
             }
@@ -120,6 +129,23 @@ final class PluginJars {
             }
         }
         return out;
+    }
+
+    /** The plugin API version {@code jar}'s manifest declares ({@link PluginApi#ATTRIBUTE}), or null. */
+    private static String declaredApi(Path jar) throws IOException {
+        try (JarFile file = new JarFile(jar.toFile())) {
+            Manifest manifest = file.getManifest();
+            return manifest == null ? null : manifest.getMainAttributes().getValue(PluginApi.ATTRIBUTE);
+        }
+    }
+
+    /** The plugins of a jar as the subject of a sentence: "plugin com.example.S3Source (and 2 more)". */
+    private static String subject(Map<Class<?>, List<String>> providers) {
+        List<String> names = providers.values().stream().flatMap(List::stream).toList();
+        if (names.isEmpty()) {
+            return "the jar";
+        }
+        return "plugin " + names.get(0) + (names.size() > 1 ? " (and " + (names.size() - 1) + " more)" : "");
     }
 
     /** {@link #firstProblem}, given {@link #LIMIT}: a provider that takes longer is the problem. */
