@@ -284,9 +284,9 @@ final class TreeRules {
     }
 
     /**
-     * FILE_END for file {@code id}, which closes it: refused (thrown) when it is not open, or when
-     * the sums of the lengths sent pass the largest long; when its lengths disagree (header,
-     * arrived, end) the refusal is returned, for the caller to remove the file before throwing it.
+     * FILE_END for file {@code id}, which closes it: refused (thrown) when it is not open; when
+     * the sums of the lengths sent pass the largest long, or its lengths disagree (header,
+     * arrived, end), the refusal is returned, for the caller to remove the file before throwing it.
      *
      * @param failure the sender's reason, null when it read the file whole
      */
@@ -297,7 +297,11 @@ final class TreeRules {
             senderFailures++;
             return null;
         }
-        senderOkBytes = add(senderOkBytes, length, "the bytes of the files sent");
+        try {
+            senderOkBytes = add(senderOkBytes, length, "the bytes of the files sent");
+        } catch (ProtocolException sums) {
+            return sums;   // not thrown: the caller removes the file being written first
+        }
         if (length != f.received || length != f.size) {
             return malformed("file '" + f.path + "': its header says " + f.size + " bytes, "
                     + f.received + " arrived, its end says " + length);
