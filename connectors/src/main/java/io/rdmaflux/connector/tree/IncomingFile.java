@@ -42,8 +42,8 @@ final class IncomingFile {
     /** What is being written: the target, or a temporary name; null before the first write. */
     private Path path;
     private FileChannel channel;
-    /** A small file's contents, until a writer has written them. */
-    ByteBuffer gathered;
+    /** A small file's contents, until they are handed to a writer. */
+    private ByteBuffer gathered;
     long received;
     private boolean endsInHole;
     String localFailure;
@@ -155,7 +155,9 @@ final class IncomingFile {
     /** Queues a gathered file for a writer; writes out any other: mode, time, name. */
     void commit() throws IOException {
         if (gathered != null) {
-            env.writers().queue(this);
+            ByteBuffer contents = gathered;
+            gathered = null;   // the writer's now: it gives the buffer back
+            env.writers().queue(new SmallFileWriters.Job(entry, target, fresh, contents, this::written));
             return;
         }
         try {

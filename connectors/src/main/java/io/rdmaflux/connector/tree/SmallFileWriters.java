@@ -16,13 +16,14 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * The tree sink's small-file writers: a file of at most {@link #QUEUED_MAX} bytes is gathered
  * in a pooled buffer and, once its end is verified, written, given its mode and time and put in
  * place by one of {@code threads} threads while the sink parses on (small files cost system
  * calls rather than bandwidth, and independent files can make them at once). What they finish
- * is reported on the sink's thread ({@link #drain}, {@link IncomingFile#written}); the sink
+ * is reported on the sink's thread ({@link #drain}, each {@link Job}'s {@code done}); the sink
  * waits for them ({@link #awaitAll}) before anything that must see the files in place.
  * All methods but the writers' own task are for the sink's thread.
  */
@@ -44,8 +45,16 @@ final class SmallFileWriters {
     /** Paths of the files queued and not drained yet. */
     private final Set<String> queued = new HashSet<>();
 
+    /**
+     * A gathered file for a writer: its contents (a buffer {@link #take} gave, which the writer
+     * gives back), where it goes, and what to tell on the sink's thread once it is in place
+     * ({@code done} given null) or failed.
+     */
+    record Job(TreeEntry entry, Path target, boolean fresh, ByteBuffer contents, Consumer<Exception> done) {
+    }
+
     /** What a writer thread did with a file: {@code failure} null when it is in place. */
-    private record Written(IncomingFile file, Exception failure) {
+    private record Written(Job job, Exception failure) {
     }
 
     SmallFileWriters(int threads, TreeFiles files) {
@@ -84,7 +93,7 @@ final class SmallFileWriters {
     }
 
     /** Hands a gathered file to a writer. */
-    void queue(IncomingFile f) {
+    void queue(Job job) {
         if (writers == null) {
             AtomicInteger count = new AtomicInteger();
             writers = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
@@ -93,18 +102,18 @@ final class SmallFileWriters {
                 return t;
             });
         }
-        queued.add(f.entry.path());
-        writers.execute(() -> written.add(write(f)));
+        queued.add(job.entry().path());
+        writers.execute(() -> written.add(write(job)));
     }
 
     /** On a writer thread: writes a gathered file and puts it in place, or removes what it wrote. */
-    private Written write(IncomingFile f) {
+    private Written write(Job job) {
         Path path = null;
         try {
-            TreeFiles.Output out = TreeFiles.createFile(f.target, f.fresh);
+            TreeFiles.Output out = TreeFiles.createFile(job.target(), job.fresh());
             path = out.path();
             try (FileChannel ch = out.channel()) {
-                ByteBuffer b = f.gathered;
+                ByteBuffer b = job.contents();
                 while (b.hasRemaining()) {
                     ch.write(b);
                 }
@@ -112,14 +121,13 @@ final class SmallFileWriters {
                     ch.force(true);
                 }
             }
-            files.place(path, f.target, f.entry);
-            return new Written(f, null);
+            files.place(path, job.target(), job.entry());
+            return new Written(job, null);
         } catch (IOException | RuntimeException x) {
             TreeFiles.deleteQuietly(path);
-            return new Written(f, x);
+            return new Written(job, x);
         } finally {
-            release(f.gathered);
-            f.gathered = null;
+            release(job.contents());
         }
     }
 
@@ -131,8 +139,8 @@ final class SmallFileWriters {
     }
 
     private void done(Written w) {
-        queued.remove(w.file().entry.path());
-        w.file().written(w.failure());
+        queued.remove(w.job().entry().path());
+        w.job().done().accept(w.failure());
     }
 
     /** Waits until every queued file is in place or failed, and reports them. */
