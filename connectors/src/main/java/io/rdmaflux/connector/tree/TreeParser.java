@@ -16,8 +16,9 @@ import java.nio.charset.StandardCharsets;
  * Reads a tree stream that arrives cut at arbitrary places: each call to {@link #feed} takes
  * whatever bytes came and calls the handler for every record completed, passing file contents
  * through as slices of the input (no copy). Checks the layout strictly (lengths, known types,
- * strict UTF-8, path syntax) and fails with a PROTOCOL {@link ProtocolException} that says
- * where; what the records mean (ids, sizes, parents) is the handler's to check.
+ * strict UTF-8), and an entry's fields with {@link TreeRules#entry} (path syntax, kinds, flags),
+ * and fails with a PROTOCOL {@link ProtocolException} that says where; what the records mean
+ * (ids, sizes, parents) is the handler's to check, with {@link TreeRules} too.
  */
 final class TreeParser {
 
@@ -240,38 +241,8 @@ final class TreeParser {
             b.get(sum);
         }
         exhausted(b);
-        TreeEntry.Kind kind = TreeEntry.Kind.of(kindCode);
-        String where = "entry " + id + " '" + path + "'";
-        if (kind == null) {
-            throw malformed(where + " is of kind " + kindCode + ", which this version does not create"
-                    + " (special files are not carried)");
-        }
-        if ((flags & ~TreeFormat.ENTRY_FLAGS) != 0 || (mode & ~07777) != 0 || size < 0) {
-            throw malformed(where + " has unknown flags, mode bits or a negative size");
-        }
-        if (!path.isEmpty()) {
-            String problem = TreeFormat.pathProblem(path, TreeFormat.utf8(path).length);
-            if (problem != null) {
-                throw malformed(where + ": " + problem);
-            }
-        }
-        boolean linked = kind == TreeEntry.Kind.SYMLINK || kind == TreeEntry.Kind.HARD_LINK;
-        if (linked == link.isEmpty() || link.indexOf('\0') >= 0) {
-            throw malformed(where + (linked ? " has no link target or a NUL in it" : " has a link target"));
-        }
-        if ((flags & TreeFormat.F_CONTAINER) != 0 && (!path.isEmpty() || kind != TreeEntry.Kind.DIRECTORY)) {
-            throw malformed(where + " is marked as a container, which only a root directory may be");
-        }
-        if (kind != TreeEntry.Kind.FILE && (size != 0 || (flags & TreeFormat.F_DATA) != 0)) {
-            throw malformed(where + " is a " + kind.name().toLowerCase(java.util.Locale.ROOT) + " with contents");
-        }
-        if (kind == TreeEntry.Kind.HARD_LINK) {
-            String problem = TreeFormat.pathProblem(link, TreeFormat.utf8(link).length);
-            if (problem != null) {
-                throw malformed(where + ": its link target: " + problem);
-            }
-        }
-        handler.entry(id, new TreeEntry(path, kind, mode, mtime, size, linked ? link : null, sum), flags);
+        // What the fields may say is the stream's rules'.
+        handler.entry(id, TreeRules.entry(id, kindCode, flags, mode, mtime, size, path, link, sum), flags);
     }
 
     private String string(ByteBuffer b, int max, String what) throws ProtocolException {

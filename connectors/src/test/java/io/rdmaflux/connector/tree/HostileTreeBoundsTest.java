@@ -117,6 +117,18 @@ class HostileTreeBoundsTest {
     }
 
     @Test
+    void aFileWhoseLengthMakesTheSumsPassTheLargestLongIsRemoved() {
+        // The file is being written (too large for the writer threads) when its FILE_END's length
+        // overflows the bytes sent: the refusal must not leave what it wrote behind.
+        long half = (1L << 62) + 1;
+        Crafted c = Crafted.tree().entry(1, Crafted.FILE, Crafted.DATA_FLAG, 0644, half, "huge", "").hole(1, half)
+                .fileEnd(1, 0, half, 0, "");
+        c.entry(2, Crafted.FILE, Crafted.DATA_FLAG, 0644, 70_000, "partial", "").data(2, PAYLOAD)
+                .hole(2, 70_000 - PAYLOAD.length).fileEnd(2, 0, Long.MAX_VALUE, 0, "");
+        refused(c.end(), "the bytes of the files sent add up to more than " + Long.MAX_VALUE);
+    }
+
+    @Test
     void aLargeSparseFileArrivesAsAHole() throws IOException {
         long gap = 4L << 30;
         byte[] head = "head".getBytes(StandardCharsets.US_ASCII);
