@@ -246,7 +246,10 @@ class RdcpE2ETest {
     @Test
     void theReceivingEndKilledMidCopyIsCutShortAndSyncResumes() throws Exception {
         Path src = Files.createDirectories(dir.resolve("src"));
-        Files.writeString(src.resolve("a-small"), "small");
+        // Larger than what the sink hands to its small-file writer threads (64 KiB), so that it is
+        // written in stream order, before big.bin: a gathered file could still wait for a writer
+        // when big.bin fills the disk, and then rightly never be put in place.
+        Files2.random(src.resolve("a-small"), 100 << 10, 4);
         Files2.random(src.resolve("big.bin"), 256L << 20, 4);
         Path dst = dir.resolve("dst");
         Tool t = rdcp("-r", "--frame-size", "4K", "--slots", "2", src + "/", "h2:" + dst);
@@ -272,7 +275,10 @@ class RdcpE2ETest {
     @Test
     void aFullDestinationDiskFailsTheFileNamedAndLeavesNoPartialFile() throws Exception {
         Path src = Files.createDirectories(dir.resolve("src"));
-        Files.writeString(src.resolve("a-small"), "small");
+        // Larger than what the sink hands to its small-file writer threads (64 KiB), so that it is
+        // written in stream order, before big.bin: a gathered file could still wait for a writer
+        // when big.bin fills the disk, and then rightly never be put in place.
+        Files2.random(src.resolve("a-small"), 100 << 10, 4);
         // Smaller than the file system (a file larger than a whole file system fails by name up
         // front, docs/tree-format.md), larger than what is left of it once the filler is there.
         Files2.random(src.resolve("big.bin"), 3L << 20, 5);
@@ -296,7 +302,7 @@ class RdcpE2ETest {
             assertThat(t.err().lines().filter(l -> l.contains("disk full"))).as(t.err()).hasSize(1);
             assertThat(t.err()).doesNotContain("receiver reported");
             assertThat(dst.resolve("big.bin")).as("never renamed into place").doesNotExist();
-            assertThat(Files.readString(dst.resolve("a-small"))).as("completed before the disk filled").isEqualTo("small");
+            assertThat(dst.resolve("a-small")).as("completed before the disk filled").hasSameBinaryContentAs(src.resolve("a-small"));
             long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (!temporaries(dst).isEmpty() && System.nanoTime() < end) {
                 Thread.sleep(50);
