@@ -18,7 +18,7 @@ final class FileLane implements Runnable {
     private final ReadOutlet outlet;
     private final ReadPermits permits;
     private final int id;
-    final OpenFile opened;
+    final SourceFile opened;
     private final int payload;
     private final boolean sparse;
 
@@ -27,7 +27,7 @@ final class FileLane implements Runnable {
      * @param payload most data bytes in one chunk
      * @param sparse  whether runs of zeros travel as holes
      */
-    FileLane(ReadOutlet outlet, ReadPermits permits, int id, OpenFile opened, int payload, boolean sparse) {
+    FileLane(ReadOutlet outlet, ReadPermits permits, int id, SourceFile opened, int payload, boolean sparse) {
         this.outlet = outlet;
         this.permits = permits;
         this.id = id;

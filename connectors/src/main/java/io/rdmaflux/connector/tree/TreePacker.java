@@ -214,7 +214,7 @@ final class TreePacker implements Runnable {
         long size = e.size();
         boolean lane = options.parallelFiles() > 0 && size >= options.largeFileSize()
                 && (flags & TreeFormat.F_LINK_TARGET) == 0;
-        return new Pending(item, e, flags | TreeFormat.F_DATA, lane, new OpenFile(item, ch, size));
+        return new Pending(item, e, flags | TreeFormat.F_DATA, lane, new SourceFile(item, ch, size));
     }
 
     /** Whether the baseline (the destination's listing) already has this file as it is here. */
@@ -278,13 +278,13 @@ final class TreePacker implements Runnable {
         final TreeEntry entry;
         final int flags;
         final boolean lane;
-        final OpenFile opened;
+        final SourceFile opened;
         final byte[] path;
         final byte[] link;
         final int size;
         String failure;
 
-        Pending(Item item, TreeEntry entry, int flags, boolean lane, OpenFile opened) {
+        Pending(Item item, TreeEntry entry, int flags, boolean lane, SourceFile opened) {
             this.item = item;
             this.entry = entry;
             this.flags = flags;
@@ -332,9 +332,9 @@ final class TreePacker implements Runnable {
     /** A small file read by the packer into the chunk it is filling. */
     private final class Packing {
         final int id;
-        final OpenFile opened;
+        final SourceFile opened;
 
-        Packing(int id, OpenFile opened) {
+        Packing(int id, SourceFile opened) {
             this.id = id;
             this.opened = opened;
         }

@@ -81,7 +81,7 @@ class FileChangeTest {
         Files.write(f, data);
         Item item = walked(f);
         FileChannel ch = FileChannel.open(f, StandardOpenOption.READ);
-        OpenFile open = new OpenFile(item, ch, data.length);
+        SourceFile open = new SourceFile(item, ch, data.length);
         ByteBuffer b = ByteBuffer.allocate(data.length + 100);
         while (!open.done()) {
             int n = open.read(b, (int) Math.min(1 + rnd.nextInt(3000), open.left()));

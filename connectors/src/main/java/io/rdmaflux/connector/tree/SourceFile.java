@@ -14,9 +14,9 @@ import reactor.util.Loggers;
  * its channel, the walk's size, how far it is read, the CRC32C of what was read and the first
  * read error. Used by one task at a time.
  */
-final class OpenFile {
+final class SourceFile {
 
-    private static final Logger log = Loggers.getLogger(OpenFile.class);
+    private static final Logger log = Loggers.getLogger(SourceFile.class);
 
     final Item item;
     final long size;
@@ -26,7 +26,7 @@ final class OpenFile {
     private String failure;
 
     /** @param size the walk's size: a file that changed since is caught by {@link #end} */
-    OpenFile(Item item, FileChannel channel, long size) {
+    SourceFile(Item item, FileChannel channel, long size) {
         this.item = item;
         this.channel = channel;
         this.size = size;
