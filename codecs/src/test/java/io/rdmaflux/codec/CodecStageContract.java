@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
@@ -133,12 +134,28 @@ public abstract class CodecStageContract {
             TestData.Tracker src = new TestData.Tracker();
             AtomicBoolean cancelled = new AtomicBoolean();
             byte[] block = TestData.random(r, BLOCK);
-            // hide(): a fused synchronous endless source would make discarding its queue on
-            // cancel an endless loop (Reactor drains a fused queue to discard it).
+            // Flux.generate is fusable: a stage that drained a fused source to discard it on
+            // cancel would never stop. On a thread of its own, so that this fails the test.
             Flux<Chunk> endless = Flux.<Chunk>generate(s -> s.next(src.track(ByteBuffer.wrap(block.clone()))))
-                    .hide().doOnCancel(() -> cancelled.set(true));
-            StepVerifier.create(encode(endless, context(alloc)).take(take).doOnNext(Chunk::release))
-                    .expectNextCount(take).expectComplete().verify(HANG);
+                    .doOnCancel(() -> cancelled.set(true));
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            Thread run = new Thread(() -> {
+                try {
+                    StepVerifier.create(encode(endless, context(alloc)).take(take).doOnNext(Chunk::release))
+                            .expectNextCount(take).expectComplete().verify(HANG);
+                } catch (Throwable t) {
+                    failed.set(t);
+                }
+            }, "contract: cancel an endless source");
+            run.setDaemon(true);
+            run.start();
+            try {
+                run.join(HANG.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            assertThat(run.isAlive()).as(what + ": the encoder never let go of an endless source").isFalse();
+            assertThat(failed.get()).as(what).isNull();
             assertThat(cancelled).as(what + ": upstream of the encoder cancelled").isTrue();
             assertReleased(src, alloc, what + " (encode)");
 
