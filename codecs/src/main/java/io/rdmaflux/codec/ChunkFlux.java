@@ -35,7 +35,10 @@ public final class ChunkFlux {
         if (maxBlock < 1) {
             throw new IllegalArgumentException("maxBlock must be positive");
         }
-        return in.concatMapIterable(c -> slices(c, maxBlock), 2)
+        // hide(): fused with a synchronous source (Flux.generate, an endless iterable), the
+        // operator would discard on cancel by draining the source to its end, which an endless
+        // one never reaches. Unfused, it discards only the 2 chunks it prefetched.
+        return in.hide().concatMapIterable(c -> slices(c, maxBlock), 2)
                 .doOnDiscard(Chunk.class, Chunk::releaseQuietly);
     }
 

@@ -12,8 +12,9 @@ import reactor.core.publisher.Flux;
  * constructor. A stage object is a stateless factory; per-stream state lives in the functions
  * it returns, which are applied once per stream.
  *
- * <p><b>Contract of the returned functions</b> (the built-in stages' tests in
- * {@code codecs/src/test} check it; samples/ shows a custom stage that follows it):
+ * <p><b>Contract of the returned functions</b> (the test class {@code CodecStageContract} in
+ * this module's test jar checks it; every stage's test extends it, samples/ shows a custom
+ * stage that follows it):
  * <ul>
  *   <li><b>Order.</b> Output bytes keep the order of input bytes.</li>
  *   <li><b>Ownership.</b> Each input {@link Chunk} is a lease the function must release exactly

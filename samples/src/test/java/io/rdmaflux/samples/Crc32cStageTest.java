@@ -8,6 +8,7 @@ import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.codec.CodecRegistry;
 import io.rdmaflux.codec.CodecStage;
+import io.rdmaflux.codec.CodecStageContract;
 import io.rdmaflux.protocol.ProtocolException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -17,7 +18,26 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 
-class Crc32cStageTest {
+/** The custom stage: found through ServiceLoader, in a chain with built-in stages, and held to the stage contract. */
+class Crc32cStageTest extends CodecStageContract {
+
+    @Override
+    protected CodecStage stage() {
+        return new Crc32cStage();
+    }
+
+    /** One bit of record 3's payload flipped (a record: u32 length, payload, u32 CRC32C). */
+    @Override
+    protected Damage damage(byte[] wire) {
+        byte[] w = wire.clone();
+        ByteBuffer b = ByteBuffer.wrap(w);
+        int at = 0;
+        for (int k = 0; k < 3; k++) {
+            at += 8 + b.getInt(at);
+        }
+        w[at + 4 + 5] ^= 1;
+        return new Damage(w, "crc32c: checksum mismatch, the data was corrupted");
+    }
 
     @Test
     void customStageIsFoundThroughServiceLoader() {
