@@ -43,7 +43,7 @@ import reactor.core.publisher.Mono;
  * <p>The tests drive connections the way the engine does, without it: the receiving side calls
  * {@code acceptData()} and then announces its ring (a HELLO carrying its receive slots), the
  * sender sends data only while it holds a credit and a free send slot, and a CREDIT frame gives
- * a credit back. Before {@code acceptData()} the sender sends only its HELLO, as the RDMA
+ * a credit back. Before {@code acceptData()} the sender sends exactly its HELLO and AUTH, as the RDMA
  * transport requires (see {@link FrameConnection#acceptData()}).
  */
 public abstract class TransportContract {
@@ -261,10 +261,16 @@ public abstract class TransportContract {
             server.start(serverEvents);
         }
 
-        /** The client's HELLO, then the server takes data and answers with its ring size: the client's credits. */
+        /**
+         * The engine's shape: the client's HELLO and AUTH (exactly two frames: the RDMA transport
+         * holds two small receives for them, and a DATA frame in a small receive is an error), then
+         * the server takes data and answers with its ring size, the client's credits.
+         */
         int handshake() throws InterruptedException {
             client.sendControl(FrameType.HELLO, ByteBuffer.allocate(0));
+            client.sendControl(FrameType.AUTH, ByteBuffer.wrap(new byte[32]));
             serverEvents.expectControl(FrameType.HELLO, new byte[0]);
+            serverEvents.expectControl(FrameType.AUTH, new byte[32]);
             server.acceptData();
             server.sendControl(FrameType.HELLO, ByteBuffer.allocate(4).putInt(0, server.receiveSlots()));
             return ByteBuffer.wrap(clientEvents.expectControl(FrameType.HELLO)).getInt();
@@ -275,8 +281,10 @@ public abstract class TransportContract {
             Semaphore credits = new Semaphore(initialCredits);
             clientEvents.onCredit = credits::release;
             for (byte[] frame : frames) {
-                assertThat(credits.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("a credit").isTrue();
-                assertThat(sendSlots.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("a send slot").isTrue();
+                assertThat(credits.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                        .as("a credit (closes seen: client %s, server %s)", clientEvents.closed, serverEvents.closed).isTrue();
+                assertThat(sendSlots.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                        .as("a send slot (closes seen: client %s, server %s)", clientEvents.closed, serverEvents.closed).isTrue();
                 Chunk c = pool.acquire();
                 c.buffer().put(frame).flip();
                 client.sendData(c);
