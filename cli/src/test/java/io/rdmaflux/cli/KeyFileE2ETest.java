@@ -134,7 +134,7 @@ class KeyFileE2ETest {
     /** The port a receiving pipeline printed. */
     private static int port(Tool t) {
         try {
-            await("a 'listening on' line").atMost(LIMIT).until(() -> LISTENING.matcher(t.err()).find() || !t.process.isAlive());
+            await("a 'listening on' line").atMost(LIMIT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> LISTENING.matcher(t.err()).find() || !t.process.isAlive());
         } catch (ConditionTimeoutException e) {
             t.kill();
             throw new AssertionError("no 'listening on' line: " + t.err(), e);

@@ -58,7 +58,7 @@ class RunE2ETest {
 
     /** The port a receiving pipeline printed, read from its stderr as a script would. */
     private static int port(Tool t) {
-        await("a 'listening on' line").atMost(LIMIT).until(() -> LISTENING.matcher(t.err()).find() || !t.process.isAlive());
+        await("a 'listening on' line").atMost(LIMIT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> LISTENING.matcher(t.err()).find() || !t.process.isAlive());
         Matcher m = LISTENING.matcher(t.err());
         if (!m.find()) {
             throw new AssertionError("the receiver exited: " + t.err());

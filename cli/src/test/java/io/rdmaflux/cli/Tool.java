@@ -177,8 +177,9 @@ final class Tool {
      */
     int listeningPort() {
         try {
+            // Checked at once and often: a caller may race a receiver's --timeout with the port.
             Awaitility.await(name + " listening").atMost(Duration.ofSeconds(60))
-                    .until(() -> LISTENING.matcher(err()).find() || !process.isAlive());
+                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> LISTENING.matcher(err()).find() || !process.isAlive());
         } catch (ConditionTimeoutException e) {
             throw new AssertionError(name + " printed no 'listening on' line: " + err(), e);
         }
