@@ -1,7 +1,6 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rdmaflux.cli.remote.ShellWords;
@@ -37,10 +36,13 @@ class SendReceiveE2ETest {
         Tool job = Tool.group(dir, Tool.launcher("rdrecv") + " 0 k 2> recv.err | head -c 1000 > /dev/null;"
                 + " echo ${PIPESTATUS[0]} > recv.status", Map.of());
         Path err = dir.resolve("recv.err");
-        java.util.regex.Matcher port = await("rdrecv listening").atMost(LIMIT).until(
-                () -> java.util.regex.Pattern.compile("listening on [^:]+:(\\d+)")
-                        .matcher(Files.exists(err) ? Files.readString(err) : ""),
-                java.util.regex.Matcher::find);
+        long deadline = System.nanoTime() + LIMIT.toNanos();
+        java.util.regex.Matcher port = null;
+        while (System.nanoTime() < deadline && (port == null || !port.find())) {
+            Thread.sleep(50);
+            port = java.util.regex.Pattern.compile("listening on [^:]+:(\\d+)")
+                    .matcher(Files.exists(err) ? Files.readString(err) : "");
+        }
         Path in = Files2.random(dir.resolve("in.bin"), 8L << 20, 41);
         Tool s = Tool.start(dir, "rdsend", "127.0.0.1", port.group(1), "k", in.toString());
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.IO);
@@ -203,7 +205,7 @@ class SendReceiveE2ETest {
         try (OutputStream feed = s.process.getOutputStream()) {
             Files2.random(feed, 8 << 20);
             feed.flush();
-            await("the receiver writing").atMost(LIMIT).until(this::writing);
+            awaitPartialFile();
             s.kill();
         } catch (IOException expectedOnceKilled) {
             // The pipe breaks when the sender dies.
@@ -223,7 +225,7 @@ class SendReceiveE2ETest {
         try (OutputStream feed = s.process.getOutputStream()) {
             Files2.random(feed, 8 << 20);
             feed.flush();
-            await("the receiver writing").atMost(LIMIT).until(this::writing);
+            awaitPartialFile();
             r.kill();
             Files2.random(feed, 8 << 20);
         } catch (IOException expectedOnceFailed) {
@@ -362,11 +364,18 @@ class SendReceiveE2ETest {
         }
     }
 
-    /** Whether the receiver has started writing its temporary file. */
-    private boolean writing() throws IOException {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.anyMatch(p -> p.getFileName().toString().contains("out.bin") && sizeOf(p) > 0);
+    /** Waits until the receiver has started writing its temporary file. */
+    private void awaitPartialFile() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            try (Stream<Path> files = Files.list(dir)) {
+                if (files.anyMatch(p -> p.getFileName().toString().contains("out.bin") && sizeOf(p) > 0)) {
+                    return;
+                }
+            }
+            Thread.sleep(50);
         }
+        throw new AssertionError("the receiver never started writing");
     }
 
     private static long sizeOf(Path p) {

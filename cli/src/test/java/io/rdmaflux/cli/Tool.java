@@ -11,8 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.awaitility.Awaitility;
-import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * One of the real launchers ({@code bin/rdsend}, ...) running as a process, with its stderr
@@ -176,18 +174,21 @@ final class Tool {
      * prints on stderr (waits at most 60 s for it).
      */
     int listeningPort() {
-        try {
-            // Checked at once and often: a caller may race a receiver's --timeout with the port.
-            Awaitility.await(name + " listening").atMost(Duration.ofSeconds(60))
-                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> LISTENING.matcher(err()).find() || !process.isAlive());
-        } catch (ConditionTimeoutException e) {
-            throw new AssertionError(name + " printed no 'listening on' line: " + err(), e);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            java.util.regex.Matcher m = LISTENING.matcher(err());
+            if (m.find()) {
+                return Integer.parseInt(m.group(1));
+            }
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                throw new AssertionError(name + " printed no 'listening on' line: " + err());
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
         }
-        java.util.regex.Matcher m = LISTENING.matcher(err());
-        if (!m.find()) {
-            throw new AssertionError(name + " printed no 'listening on' line: " + err());
-        }
-        return Integer.parseInt(m.group(1));
     }
 
     private static final java.util.regex.Pattern LISTENING = java.util.regex.Pattern.compile("listening on \\S+:(\\d+)");
