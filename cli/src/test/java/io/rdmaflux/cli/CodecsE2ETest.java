@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,6 +11,7 @@ import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -160,21 +162,12 @@ class CodecsE2ETest {
 
         /** The receiver's JVM may still be starting: retry for a while, as rdsend does. */
         private Socket connectWithRetry() throws IOException {
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (true) {
-                try {
-                    return new Socket("127.0.0.1", target);
-                } catch (IOException e) {
-                    if (System.nanoTime() > deadline) {
-                        throw e;
-                    }
-                    try {
-                        Thread.sleep(100);
-                    } catch (InterruptedException ie) {
-                        Thread.currentThread().interrupt();
-                        throw e;
-                    }
-                }
+            try {
+                return await("the receiver accepting").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .ignoreExceptionsInstanceOf(IOException.class)
+                        .until(() -> new Socket("127.0.0.1", target), java.util.Objects::nonNull);
+            } catch (ConditionTimeoutException e) {
+                throw new IOException("the receiver never accepted on port " + target, e);
             }
         }
 

@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.rdmaflux.testing.MarkedProcesses;
 import java.io.IOException;
@@ -88,7 +89,7 @@ class CommandE2ETest {
         // The sending command writes, then never ends: the stream is under way when rdsend dies.
         Tool s = Tool.start(dir, "rdsend", "--transport", "tcp", "--command",
                 "head -c 2000000 /dev/urandom; exec " + sleeper + " 600", "127.0.0.1", Integer.toString(port), "k");
-        awaitBytes(dir.resolve("part"));
+        await("bytes in " + dir.resolve("part")).atMost(LIMIT).until(() -> holdsBytes(dir.resolve("part")));
         s.kill();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.TEMP_FAIL);
         // A FIN ("closed the connection") or a reset, as the kernel ends a killed process's socket.
@@ -107,7 +108,7 @@ class CommandE2ETest {
         int port = r.listeningPort();
         Tool s = Tool.start(dir, "rdsend", "--transport", "tcp", "--command",
                 "head -c 2000000 /dev/urandom; exec " + sleeper + " 600", "127.0.0.1", Integer.toString(port), "k");
-        awaitBytes(dir);
+        await("bytes in " + dir).atMost(LIMIT).until(() -> holdsBytes(dir));
         s.signal("INT");
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isEqualTo(ExitCode.INTERRUPTED);
         assertThat(s.err()).contains("sender interrupted by SIGINT");
@@ -118,23 +119,14 @@ class CommandE2ETest {
     }
 
     /** The port a receiver started on port 0 says it listens on. */
-    /** Waits until {@code path}, a file or (any file directly in) a directory, holds some bytes. */
-    private static void awaitBytes(Path path) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.isDirectory(path)) {
-                try (Stream<Path> files = Files.list(path)) {
-                    if (files.anyMatch(p -> p.getFileName().toString().startsWith(".out.bin")
-                            && p.toFile().length() > 0)) {
-                        return;
-                    }
-                }
-            } else if (Files.exists(path) && Files.size(path) > 0) {
-                return;
+    /** Whether {@code path}, a file or (a partial out.bin directly in) a directory, holds some bytes. */
+    private static boolean holdsBytes(Path path) throws IOException {
+        if (Files.isDirectory(path)) {
+            try (Stream<Path> files = Files.list(path)) {
+                return files.anyMatch(p -> p.getFileName().toString().startsWith(".out.bin") && p.toFile().length() > 0);
             }
-            Thread.sleep(50);
         }
-        throw new AssertionError("nothing arrived in " + path);
+        return Files.exists(path) && Files.size(path) > 0;
     }
 
     /** Relative path to SHA-256 (directories: "dir"), for every entry under {@code root}. */

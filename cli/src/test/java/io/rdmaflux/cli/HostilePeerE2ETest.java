@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.rdmaflux.hostile.FrameRelay;
 import io.rdmaflux.hostile.RawPeer;
@@ -47,15 +48,6 @@ class HostilePeerE2ETest {
 
     private static InetSocketAddress at(int port) {
         return new InetSocketAddress("127.0.0.1", port);
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 
     private static ErrorCode lastError(List<Frame> frames) {
@@ -150,19 +142,13 @@ class HostilePeerE2ETest {
         }
     }
 
-    /** Waits until rdrecv has written something: the stream is then the receiver's. */
-    private static void awaitOutput(Path out) {
-        for (int i = 0; i < 600; i++) {
-            try {
-                if (Files.exists(out) && Files.size(out) > 0) {
-                    return;
-                }
-            } catch (IOException ignored) {
-                // not there yet
-            }
-            sleep(100);
+    /** Whether rdrecv has written something: the stream is then the receiver's. */
+    private static boolean wroteSomething(Path out) {
+        try {
+            return Files.size(out) > 0;
+        } catch (IOException notThereYet) {
+            return false;
         }
-        throw new AssertionError("rdrecv wrote nothing to " + out);
     }
 
     @Test
@@ -173,7 +159,7 @@ class HostilePeerE2ETest {
                 "--transport", "tcp", "0", "key1");
         int port = r.listeningPort();
         PacedSend first = new PacedSend(port).write(2_000_000);
-        awaitOutput(out);
+        await("rdrecv writing").atMost(LIMIT).until(() -> wroteSomething(out));
         Tool second = Tool.start(dir, "rdsend", "--transport", "tcp", "127.0.0.1", Integer.toString(port), "key1",
                 other.toString());
         assertThat(second.exitCode(LIMIT)).as("the second rdsend: %s", second.err()).isEqualTo(79);
@@ -199,9 +185,9 @@ class HostilePeerE2ETest {
             flood.forEach(RawPeer::close);
             flood.clear();
             // A sender finds room once the receiver has noticed those connections are gone.
-            awaitRoom(port);
+            await("rdrecv admitting a connection").atMost(LIMIT).until(() -> admits(port));
             PacedSend real = new PacedSend(port).write(4_000_000);
-            awaitOutput(out);
+            await("rdrecv writing").atMost(LIMIT).until(() -> wroteSomething(out));
             // During the stream: every new connection is refused as busy.
             flood(port, flood);
             real.write(4_000_000).end();
@@ -231,17 +217,11 @@ class HostilePeerE2ETest {
         }
     }
 
-    /** Waits until a new connection is admitted (gets rdrecv's HELLO rather than BUSY). */
-    private static void awaitRoom(int port) {
-        for (int i = 0; i < 300; i++) {
-            try (RawPeer probe = RawPeer.connect(at(port))) {
-                if (probe.read().frameType() == FrameType.HELLO) {
-                    return;
-                }
-            }
-            sleep(100);
+    /** Whether a new connection is admitted (gets rdrecv's HELLO rather than BUSY). */
+    private static boolean admits(int port) {
+        try (RawPeer probe = RawPeer.connect(at(port))) {
+            return probe.read().frameType() == FrameType.HELLO;
         }
-        throw new AssertionError("rdrecv kept refusing connections");
     }
 
     private record Ends(int sender, int receiver, String senderErr, String receiverErr) {

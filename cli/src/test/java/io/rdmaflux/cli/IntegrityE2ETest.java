@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
@@ -141,7 +142,7 @@ class IntegrityE2ETest {
         Path in = Files2.random(dir.resolve("in.bin"), 1_000_000, 46);
         Path out = dir.resolve("out.bin");
         Tool r = Tool.start(dir, "rdrecv", "0", "k", out.toString());
-        InterruptE2ETest.awaitLine(r, "listening on");
+        await("rdrecv listening").atMost(LIMIT).untilAsserted(() -> assertThat(r.err()).contains("listening on"));
         Matcher m = Pattern.compile("^rdrecv: listening on 0\\.0\\.0\\.0:(\\d+)$", Pattern.MULTILINE).matcher(r.err());
         assertThat(m.find()).as("rdrecv: %s", r.err()).isTrue();
         Tool s = Tool.start(dir, "rdsend", "127.0.0.1", m.group(1), "k", in.toString());

@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
@@ -41,7 +42,7 @@ class InterruptE2ETest {
         // outlive the signal, and a trapped signal is reset to the default in rdsend.
         Tool job = Tool.group(dir, "cat " + in + " | pv -q -L 2m | { trap : INT TERM; "
                 + Tool.launcher("rdsend") + " 127.0.0.1 " + port + " k 2> send.err; echo $? > send.status; }", Map.of());
-        awaitPartialFile("out.bin");
+        await("the receiver writing").atMost(LIMIT).until(() -> writing("out.bin"));
         job.signalGroup("INT");
         job.exitCode(LIMIT);
 
@@ -83,7 +84,7 @@ class InterruptE2ETest {
     @Test
     void aSignalToAReceiverStillWaitingEndsItAtOnce() throws Exception {
         Tool r = Tool.start(dir, "rdrecv", "0", "k", dir.resolve("out.bin").toString());
-        awaitLine(r, "listening on");
+        await("rdrecv listening").atMost(LIMIT).untilAsserted(() -> assertThat(r.err()).contains("listening on"));
         r.signal("INT");
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.INTERRUPTED);
         assertThat(r.messages().lines().toList()).last().isEqualTo("rdrecv: interrupted by SIGINT");
@@ -125,7 +126,7 @@ class InterruptE2ETest {
         try (OutputStream feed = sender.process.getOutputStream()) {
             Files2.random(feed, 8 << 20);
             feed.flush();
-            awaitPartialFile(name);
+            await("the receiver writing").atMost(LIMIT).until(() -> writing(name));
             midStream.run();
             Files2.random(feed, 8 << 20);
         } catch (IOException expectedOnceFailed) {
@@ -133,28 +134,9 @@ class InterruptE2ETest {
         }
     }
 
-    /** Waits until the receiver has written to its temporary file. */
-    private void awaitPartialFile(String name) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (partialFiles(name).stream().anyMatch(p -> p.toFile().length() > 0)) {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("the receiver never started writing");
-    }
-
-    /** Waits until the tool has written a line containing {@code text} to stderr. */
-    static void awaitLine(Tool tool, String text) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (tool.err().contains(text)) {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError(tool.name + " never said '" + text + "': " + tool.err());
+    /** Whether the receiver has written to its temporary file. */
+    private boolean writing(String name) throws IOException {
+        return partialFiles(name).stream().anyMatch(p -> p.toFile().length() > 0);
     }
 
     private List<Path> partialFiles(String name) throws IOException {

@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -12,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -130,19 +132,17 @@ class KeyFileE2ETest {
     }
 
     /** The port a receiving pipeline printed. */
-    private static int port(Tool t) throws InterruptedException {
-        long deadline = System.nanoTime() + LIMIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            Matcher m = LISTENING.matcher(t.err());
-            if (m.find()) {
-                return Integer.parseInt(m.group(1));
-            }
-            if (!t.process.isAlive()) {
-                throw new AssertionError("the receiver exited: " + t.err());
-            }
-            Thread.sleep(20);
+    private static int port(Tool t) {
+        try {
+            await("a 'listening on' line").atMost(LIMIT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> LISTENING.matcher(t.err()).find() || !t.process.isAlive());
+        } catch (ConditionTimeoutException e) {
+            t.kill();
+            throw new AssertionError("no 'listening on' line: " + t.err(), e);
         }
-        t.kill();
-        throw new AssertionError("no 'listening on' line: " + t.err());
+        Matcher m = LISTENING.matcher(t.err());
+        if (!m.find()) {
+            throw new AssertionError("the receiver exited: " + t.err());
+        }
+        return Integer.parseInt(m.group(1));
     }
 }

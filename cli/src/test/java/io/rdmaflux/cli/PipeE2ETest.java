@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.rdmaflux.cli.remote.ShellWords;
 import io.rdmaflux.cli.remote.SshFixture;
@@ -183,10 +184,8 @@ class PipeE2ETest {
         Path sink = dir.resolve("sink");
         Tool t = start(sshd.rsh(), "", dir.resolve("stdout"), "h1:cat /dev/zero", "h2:cat", "h3:cat > " + sink);
         // Mid-stream: the last host has written something.
-        long end = System.nanoTime() + LIMIT.toNanos();
-        while (!(Files.exists(sink) && Files.size(sink) > 1 << 20) && System.nanoTime() < end && t.process.isAlive()) {
-            Thread.sleep(50);
-        }
+        await("the last host writing").atMost(LIMIT)
+                .until(() -> (Files.exists(sink) && Files.size(sink) > 1 << 20) || !t.process.isAlive());
         assertThat(Files.size(sink)).as(t.err()).isGreaterThan(1 << 20);
         new ProcessBuilder("kill", "-INT", Long.toString(t.process.pid())).start().waitFor();
         assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(130);

@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.rdmaflux.cli.remote.ShellWords;
 import java.io.IOException;
@@ -96,14 +97,9 @@ class RemoteShellGroupE2ETest {
         return script;
     }
 
-    private void assertNothingLeft() throws InterruptedException {
-        long deadline = System.nanoTime() + GONE.toNanos();
-        List<Long> left = sentinelProcesses();
-        while (!left.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            left = sentinelProcesses();
-        }
-        assertThat(left).as("processes with 'sleep %s' left running after the tool ended", sentinel).isEmpty();
+    private void assertNothingLeft() {
+        await("no 'sleep " + sentinel + "' left").atMost(GONE).untilAsserted(() -> assertThat(sentinelProcesses())
+                .as("processes with 'sleep %s' left running after the tool ended", sentinel).isEmpty());
     }
 
     /** The live (not zombie) processes whose command line holds "sleep SENTINEL". */

@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.rdmaflux.pipeline.plugin.PluginApi;
 import java.io.IOException;
@@ -62,22 +63,12 @@ class RunE2ETest {
 
     /** The port a receiving pipeline printed, read from its stderr as a script would. */
     private static int port(Tool t) {
-        long deadline = System.nanoTime() + LIMIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            Matcher m = LISTENING.matcher(t.err());
-            if (m.find()) {
-                return Integer.parseInt(m.group(1));
-            }
-            if (!t.process.isAlive()) {
-                throw new AssertionError("the receiver exited: " + t.err());
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
+        await("a 'listening on' line").atMost(LIMIT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> LISTENING.matcher(t.err()).find() || !t.process.isAlive());
+        Matcher m = LISTENING.matcher(t.err());
+        if (!m.find()) {
+            throw new AssertionError("the receiver exited: " + t.err());
         }
-        throw new AssertionError("no 'listening on' line: " + t.err());
+        return Integer.parseInt(m.group(1));
     }
 
     @Test
@@ -582,10 +573,7 @@ class RunE2ETest {
         }, "producer");
         producer.setDaemon(true);
         producer.start();
-        long deadline = System.nanoTime() + LIMIT.toNanos();
-        while (partials() == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        await("the receiver writing").atMost(LIMIT).until(() -> partials() != 0);
         assertThat(partials()).as("the receiver is writing: %s", r.err()).isEqualTo(1);
         interrupt(r);
         assertThat(r.exitCode(LIMIT)).as(r.err()).isEqualTo(ExitCode.INTERRUPTED);

@@ -10,9 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Random;
 import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
 import reactor.core.publisher.Flux;
 
 /** Seeded data, digests, and polling for asynchronous clean-up (a generous deadline, not a timing threshold). */
@@ -79,20 +81,13 @@ public final class TestSupport {
         });
     }
 
-    /** Waits for a condition that clean-up on another thread makes true; fails after 20 s. */
+    /**
+     * Waits for a condition that clean-up on another thread makes true; fails after 20 s. Kept as
+     * the connectors' one bound for such waits (some thirty calls in nine test classes), on Awaitility.
+     */
     public static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
+        Awaitility.await(what).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(5))
+                .until(condition::getAsBoolean);
     }
 
     /** Files in {@code dir} (names), sorted. */

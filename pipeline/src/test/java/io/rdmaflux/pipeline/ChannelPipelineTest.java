@@ -1,6 +1,7 @@
 package io.rdmaflux.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.codec.AesGcmStage;
@@ -177,12 +178,12 @@ class ChannelPipelineTest {
                     .to(SendSink.create("127.0.0.1", port, KEY).transport(TransportKind.TCP))
                     .run()
                     .subscribe(r -> senderFailed.complete(null), senderFailed::complete);
-            TestFiles.await(() -> TestFiles.count(out.getParent()) == 1, LIMIT, "the receiver writing");
+            await("the receiver writing").atMost(LIMIT).until(() -> TestFiles.count(out.getParent()) == 1);
             (cancelReceiver ? receiving : sending).dispose();
             CompletableFuture<Throwable> other = cancelReceiver ? senderFailed : receiverFailed;
             assertThat(other.get(LIMIT.toSeconds(), TimeUnit.SECONDS))
                     .as("the other end fails").isInstanceOf(ProtocolException.class);
-            TestFiles.await(() -> TestFiles.count(out.getParent()) == 0, LIMIT, "the partial file removed");
+            await("the partial file removed").atMost(LIMIT).until(() -> TestFiles.count(out.getParent()) == 0);
             receiving.dispose();
             sending.dispose();
         }
@@ -205,7 +206,7 @@ class ChannelPipelineTest {
                 .to(FileSink.of(dir.resolve("out"))).listener(listening(bound)).run().subscribe();
         int port = bound.get(LIMIT.toSeconds(), TimeUnit.SECONDS).getPort();
         running.dispose();
-        TestFiles.await(() -> canBind(port), LIMIT, "port " + port + " free again");
+        await("port " + port + " free again").atMost(LIMIT).until(() -> canBind(port));
     }
 
     private static boolean canBind(int port) {

@@ -1,6 +1,7 @@
 package io.rdmaflux.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.codec.AesGcmStage;
@@ -134,7 +135,7 @@ class PipelineRunTest {
                         .to(FileSink.of(out)).run())
                 .expectErrorSatisfies(e -> assertThat(e).hasMessageContaining("the producer died"))
                 .verify(LIMIT);
-        TestFiles.await(() -> TestFiles.count(dir) == 0, LIMIT, "the partial file removed");
+        await("the partial file removed").atMost(LIMIT).until(() -> TestFiles.count(dir) == 0);
         assertThat(out).doesNotExist();
     }
 
@@ -150,11 +151,11 @@ class PipelineRunTest {
         });
         StepVerifier.create(Pipeline.from(stream(endless, cancelled)).via(ZstdStage.spec(1)).to(FileSink.of(out)).run())
                 .expectSubscription()
-                .then(() -> TestFiles.await(() -> produced.get() > 50 && TestFiles.count(dir) == 1, LIMIT, "data written"))
+                .then(() -> await("data written").atMost(LIMIT).until(() -> produced.get() > 50 && TestFiles.count(dir) == 1))
                 .thenCancel()
                 .verify(LIMIT);
-        TestFiles.await(cancelled::get, LIMIT, "the source cancelled");
-        TestFiles.await(() -> TestFiles.count(dir) == 0, LIMIT, "the partial file removed");
+        await("the source cancelled").atMost(LIMIT).until(cancelled::get);
+        await("the partial file removed").atMost(LIMIT).until(() -> TestFiles.count(dir) == 0);
         assertThat(out).doesNotExist();
     }
 

@@ -7,12 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Random;
-import java.util.function.BooleanSupplier;
 
-/** Seeded files, digests, and polling for asynchronous clean-up (a generous deadline, not a timing threshold). */
+/** Seeded files and digests. */
 final class TestFiles {
 
     private TestFiles() {
@@ -40,22 +38,6 @@ final class TestFiles {
             return HexFormat.of().formatHex(md.digest());
         } catch (NoSuchAlgorithmException e) {
             throw new AssertionError(e);
-        }
-    }
-
-    /** Waits until {@code condition} holds; fails after {@code limit}. */
-    static void await(BooleanSupplier condition, Duration limit, String what) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what);
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
         }
     }
 

@@ -3,6 +3,8 @@ package io.rdmaflux.channel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.memory.MemoryTransport;
@@ -19,6 +21,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -79,17 +82,32 @@ class BuildersTest {
         assertThat(setters).as("setters found").hasSizeGreaterThanOrEqualTo(5);
     }
 
-    /** The key array is copied: changing it afterwards changes nothing in the sender. */
+    /**
+     * The key array is copied: changing it afterwards changes nothing in the sender, whose stream
+     * arrives whole; the same sender given the changed key is refused, so the key is what decides.
+     */
     @Test
     void aKeyArrayChangedAfterItWasGivenChangesNothing() {
         MemoryTransport memory = new MemoryTransport();
         byte[] key = "right".getBytes(StandardCharsets.UTF_8);
         FluxSender sender = FluxSender.create().key(key).transport(memory);
         Arrays.fill(key, (byte) 'x');
+        List<byte[]> received = new CopyOnWriteArrayList<>();
         ReceiverServer server = FluxReceiver.create().port(0).key("right").transport(memory)
-                .handle(in -> in.receive().then()).bind().block(WAIT);
+                .handle(in -> in.aggregate(1024).doOnNext(b -> {
+                    byte[] bytes = new byte[b.remaining()];
+                    b.get(bytes);
+                    received.add(bytes);
+                }).then()).bind().block(WAIT);
         try {
-            sender.port(server.address().getPort()).send(Flux.just(ByteBuffer.wrap(new byte[] {1}))).block(WAIT);
+            int port = server.address().getPort();
+            sender.port(port).send(Flux.just(ByteBuffer.wrap(new byte[] {1, 2, 3}))).block(WAIT);
+            assertThat(received).as("the stream the receiver took").containsExactly(new byte[] {1, 2, 3});
+            assertThatThrownBy(() -> sender.key(key).port(port).send(Flux.just(ByteBuffer.wrap(new byte[] {4}))).block(WAIT))
+                    .isInstanceOf(ProtocolException.class)
+                    .satisfies(e -> assertThat(((ProtocolException) e).code())
+                            .isEqualTo(ErrorCode.AUTHENTICATION));
+            assertThat(received).as("nothing from the refused sender").hasSize(1);
         } finally {
             server.disposeNow(WAIT);
         }

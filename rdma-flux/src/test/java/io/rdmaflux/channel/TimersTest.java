@@ -2,6 +2,7 @@ package io.rdmaflux.channel;
 
 import static io.rdmaflux.channel.Outcomes.assertCode;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.protocol.ControlFrames;
@@ -131,10 +132,7 @@ class TimersTest {
             Mono<Void> sent = new SenderSession(c, KEY, OPTIONS, StreamMetadata.empty(), s -> Flux.<Chunk>never(),
                     Timers.on(senderTime)).run().cache();
             sent.subscribe(v -> { }, e -> { });
-            long until = System.nanoTime() + WAIT.toNanos();
-            while (fromSender.size() < 2 && System.nanoTime() < until) {
-                Thread.sleep(10);
-            }
+            await("the sender's HELLO and AUTH").atMost(WAIT).until(() -> fromSender.size() >= 2);
             assertThat(fromSender).containsExactly(FrameType.HELLO, FrameType.AUTH);
 
             // Two heartbeats of silence, still inside the handshake timeout.

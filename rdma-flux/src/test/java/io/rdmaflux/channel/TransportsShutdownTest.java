@@ -1,6 +1,7 @@
 package io.rdmaflux.channel;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -28,10 +29,8 @@ class TransportsShutdownTest {
         Transports.shutdown(Duration.ofSeconds(5));
 
         // Threads finish shortly after the loops report termination.
-        for (int i = 0; i < 100 && !eventLoopThreads().isEmpty(); i++) {
-            Thread.sleep(50);
-        }
-        assertThat(eventLoopThreads()).isEmpty();
+        await("event loop threads ended").atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(eventLoopThreads()).isEmpty());
         assertThat(transfer(12_345)).isEqualTo(12_345);
     }
 

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * The processes a test started, found again through {@code /proc} by a marker the test put in
@@ -53,17 +55,17 @@ public final class MarkedProcesses {
      * each as "PID command line" (empty when none was left).
      */
     public static List<String> awaitNone(String marker, Duration timeout) {
-        long end = System.nanoTime() + timeout.toNanos();
-        List<Long> left = find(marker);
-        while (!left.isEmpty() && System.nanoTime() - end < 0) {
+        // More than a wait: what is left after it is killed and described, so the timeout is not a failure here.
+        if (!timeout.isZero() && !timeout.isNegative()) {
             try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted while waiting for the processes marked " + marker, e);
+                Awaitility.await("no process marked " + marker).atMost(timeout)
+                        .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+                        .until(() -> find(marker).isEmpty());
+            } catch (ConditionTimeoutException stillThere) {
+                // Killed and reported below.
             }
-            left = find(marker);
         }
+        List<Long> left = find(marker);
         List<String> described = new ArrayList<>();
         for (long pid : left) {
             String command = new String(read(PROC.resolve(Long.toString(pid)).resolve("cmdline")),

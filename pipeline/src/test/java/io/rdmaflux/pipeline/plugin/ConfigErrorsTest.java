@@ -2,6 +2,7 @@ package io.rdmaflux.pipeline.plugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rdmaflux.pipeline.config.ConfigError;
 import io.rdmaflux.pipeline.config.ConfigException;
@@ -41,6 +42,12 @@ class ConfigErrorsTest {
 
     private static List<String> errors(String yaml) {
         return errors(yaml, Map.of());
+    }
+
+    /** The exit status of a short command (mkfifo, mknod), its output discarded. */
+    private static int run(String... command) throws Exception {
+        return new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectErrorStream(true).start().waitFor();
     }
 
     private String keyFile() throws Exception {
@@ -87,6 +94,19 @@ class ConfigErrorsTest {
                 sink: stdout
                 """)).containsExactly(
                 "p.yaml:2: stages[0].type: unknown stage type 'gzip' (stage types: zstd, aes-256-gcm)");
+    }
+
+    @Test
+    void twoLettersSwappedAreOneTypo() {
+        // 'fiel' is two plain edits from 'file' (over the limit of 1 for a short word) and one
+        // transposition: only the swap rule of the distance suggests it.
+        assertThat(errors("""
+                source:
+                  type: fiel
+                  path: x
+                sink: stdout
+                """)).containsExactly(
+                "p.yaml:2: source.type: unknown source type 'fiel', did you mean 'file'? (source types: file, stdin, receive, tree, tree-listing, command, empty)");
     }
 
     @Test
@@ -299,7 +319,10 @@ class ConfigErrorsTest {
         assertThat(errors(deep.toString()))
                 .containsExactly("p.yaml:66: nested more than 64 levels deep (a pipeline needs 4)");
         // Only a regular file is read (a FIFO would block, /dev/zero never end), and only 1 MiB of it.
-        assertThatThrownBy(() -> PipelineConfig.load(Path.of("/dev/null"), PLUGINS))
+        // The FIFO is made here, so that the test depends on nothing of the machine's own /dev.
+        Path fifo = dir.resolve("fifo.yaml");
+        assertThat(run("mkfifo", fifo.toString())).isZero();
+        assertThatThrownBy(() -> PipelineConfig.load(fifo, PLUGINS))
                 .isInstanceOf(IOException.class).hasMessage("not a regular file");
         assertThatThrownBy(() -> PipelineConfig.load(dir, PLUGINS))
                 .isInstanceOf(IOException.class).hasMessage("is a directory");
@@ -310,6 +333,15 @@ class ConfigErrorsTest {
         Files.writeString(big, "#", StandardOpenOption.APPEND);
         assertThatThrownBy(() -> PipelineConfig.load(big, PLUGINS)).isInstanceOf(ConfigException.class)
                 .hasMessage(big + ": too large for a pipeline file (over 1 MiB)");
+    }
+
+    @Test
+    void aDeviceIsNotReadAsAPipelineFile() throws Exception {
+        // A character device with /dev/null's numbers, made in the test's directory, not /dev/null itself.
+        Path device = dir.resolve("device.yaml");
+        assumeTrue(run("mknod", device.toString(), "c", "1", "3") == 0, "mknod needs root");
+        assertThatThrownBy(() -> PipelineConfig.load(device, PLUGINS))
+                .isInstanceOf(IOException.class).hasMessage("not a regular file");
     }
 
     @Test

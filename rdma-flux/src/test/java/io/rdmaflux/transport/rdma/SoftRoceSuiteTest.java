@@ -9,7 +9,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
 /**
  * Runs the module's RDMA suite ({@code src/test/softroce/run-all}: verbs smoke test, channel
  * streams both ways with SHA-256, empty/1-byte/odd sizes, slow consumer, wrong key, nothing left
- * registered, peers killed mid-stream) on real verbs inside the Soft-RoCE guest, through
+ * registered, peers killed mid-stream, the transport contract) on real verbs inside the Soft-RoCE guest, through
  * {@code scripts/softroce/run}, and fails when the suite fails.
  *
  * <p>It boots a QEMU guest under software emulation (about 3 to 6 minutes in all, 4 GiB of RAM,
@@ -34,6 +34,7 @@ class SoftRoceSuiteTest {
         SoftRoceHarness.Result r = SoftRoceHarness.run(repo, "rdma-flux/src/test/softroce/run-all", log);
         assertThat(r.ended()).as("harness ended").isTrue();
         assertThat(r.exitStatus()).as("RDMA suite exit status; output in %s, ending with:%n%s", log, r.tail(40)).isZero();
-        assertThat(r.output()).contains("verbs smoke: PASS", "channel check: PASS", "==== RDMA suite: PASS");
+        assertThat(r.output()).contains("verbs smoke: PASS", "channel check: PASS", "contract check: PASS",
+                "==== RDMA suite: PASS");
     }
 }
