@@ -6,7 +6,7 @@ import io.rdmaflux.connector.FileSource;
 import io.rdmaflux.connector.Source;
 import io.rdmaflux.connector.SourceOptions;
 import io.rdmaflux.connector.StdinSource;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.RdmaFluxException;
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -27,7 +27,7 @@ final class Codecs {
                 b.aesGcm();
             }
             return b.build().forFrameSize(frameSize);
-        } catch (ProtocolException | IllegalArgumentException e) {
+        } catch (RdmaFluxException | IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
     }

@@ -1,6 +1,6 @@
 package io.rdmaflux.cli;
 
-import io.rdmaflux.protocol.RemoteText;
+import io.rdmaflux.text.RemoteText;
 import java.io.PrintStream;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.ConsoleHandler;
@@ -170,7 +170,7 @@ public final class Console {
         if (m == null || m.isBlank()) {
             m = e.getClass().getSimpleName();
         }
-        if (!(e instanceof io.rdmaflux.protocol.ProtocolException) && !(e instanceof IllegalArgumentException)
+        if (!(e instanceof io.rdmaflux.error.RdmaFluxException) && !(e instanceof IllegalArgumentException)
                 && !(e instanceof io.rdmaflux.cli.remote.RemoteException)
                 && !(e instanceof io.rdmaflux.cli.remote.PartialTransferException)
                 && !(e instanceof io.rdmaflux.pipeline.config.ConfigException)

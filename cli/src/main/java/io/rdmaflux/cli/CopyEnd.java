@@ -7,8 +7,8 @@ import io.rdmaflux.cli.remote.RemoteAgent;
 import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.cli.remote.RemoteHost;
 import io.rdmaflux.cli.remote.RemoteShell;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.util.List;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -119,8 +119,8 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
         private final Sinks.One<Integer> listening = Sinks.one();
         private final Sinks.One<AgentMessage.Connect> downstream = Sinks.one();
         private final Sinks.Empty<Void> aborted = Sinks.empty();
-        private volatile ProtocolException abortError =
-                new ProtocolException(ErrorCode.CANCELLED, "cancelled: the other end of the copy failed");
+        private volatile RdmaFluxException abortError =
+                new RdmaFluxException(ErrorCode.CANCELLED, "cancelled: the other end of the copy failed");
         private final ProgressCount count = new ProgressCount();
         private Mono<Void> done = Mono.never();
 
@@ -154,7 +154,7 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
         }
 
         /** {@link #abort()}, its streams failing with {@code why} (what their peers are told). */
-        void abort(ProtocolException why) {
+        void abort(RdmaFluxException why) {
             abortError = why;
             abort();
         }
@@ -196,7 +196,7 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
         }
 
         @Override
-        public ProtocolException abortError() {
+        public RdmaFluxException abortError() {
             return abortError;
         }
     }

@@ -4,9 +4,9 @@ import io.rdmaflux.cli.remote.PartialTransferException;
 import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.StdoutSink;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.pipeline.config.ConfigException;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -142,7 +142,7 @@ public final class ExitCode {
         if (t instanceof ConfigException || t instanceof io.rdmaflux.pipeline.config.InvalidOptionException) {
             return CONFIG;
         }
-        if (t instanceof ProtocolException pe) {
+        if (t instanceof RdmaFluxException pe) {
             return of(pe.code());
         }
         return SOFTWARE;

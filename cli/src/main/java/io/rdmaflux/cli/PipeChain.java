@@ -8,10 +8,10 @@ import io.rdmaflux.cli.remote.RemoteAgent;
 import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.connector.StdoutSink;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.pipeline.PipelineListener;
 import io.rdmaflux.pipeline.PipelineResult;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
-import io.rdmaflux.protocol.ProtocolException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,7 +52,7 @@ final class PipeChain {
 
     /**
      * How a hop ended; {@code reportedByPeer}: its failure is one a channel peer reported
-     * ({@link ProtocolException#reportedByPeer()}), so its cause lies in a neighbour;
+     * ({@link RdmaFluxException#reportedByPeer()}), so its cause lies in a neighbour;
      * {@code stdoutGone}: the hop is rdpipe's own stdout and its reader went away (| head).
      */
     private record Outcome(int hop, int status, String message, long bytes, boolean cancelled, boolean reportedByPeer,
@@ -247,7 +247,7 @@ final class PipeChain {
     /** Whether a hop's failure (here, or as its agent reported it) is one a channel peer reported. */
     private static boolean reportedByPeer(Throwable t) {
         Throwable e = reactor.core.Exceptions.unwrap(t);
-        return e instanceof RemoteException re ? re.reportedByPeer() : ProtocolException.isReportedByPeer(e);
+        return e instanceof RemoteException re ? re.reportedByPeer() : RdmaFluxException.isReportedByPeer(e);
     }
 
     /**

@@ -7,9 +7,9 @@ import io.rdmaflux.cli.remote.RemoteHost;
 import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.connector.ConnectorException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.pipeline.builtin.TreeSourcePlugin;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -308,7 +308,7 @@ final class RdcpCommand implements Callable<Integer> {
                 }
                 // A signal ends the copy like a failure, so that the remote ends can say why they stopped.
                 Signals.streamUnderWay();
-                reactor.core.Disposable onSignal = Signals.raised().subscribe(s -> fail(new ProtocolException(
+                reactor.core.Disposable onSignal = Signals.raised().subscribe(s -> fail(new RdmaFluxException(
                         ErrorCode.INTERRUPTED, "interrupted by " + Signals.name(s))));
                 return Mono.when(outcomes).then(Mono.defer(this::outcome)).doFinally(s -> onSignal.dispose());
             }).doFinally(s -> ends.forEach(CopyEnd::abort));
@@ -386,7 +386,7 @@ final class RdcpCommand implements Callable<Integer> {
                 // Any other failure ends the copy: the other ends clean up and exit.
                 for (CopyEnd end : ends) {
                     if (end instanceof CopyEnd.Local local) {
-                        if (e instanceof ProtocolException p && p.code() == ErrorCode.INTERRUPTED) {
+                        if (e instanceof RdmaFluxException p && p.code() == ErrorCode.INTERRUPTED) {
                             local.abort(p);   // the peers hear of the signal, not of a failure
                         } else {
                             local.abort();
@@ -442,7 +442,7 @@ final class RdcpCommand implements Callable<Integer> {
         }
 
         private static boolean secondHand(Throwable t) {
-            return t instanceof RemoteException r ? r.reportedByPeer() : ProtocolException.isReportedByPeer(t);
+            return t instanceof RemoteException r ? r.reportedByPeer() : RdmaFluxException.isReportedByPeer(t);
         }
 
         private boolean partial(Throwable t) {

@@ -6,12 +6,12 @@ import io.rdmaflux.connector.CommandSink;
 import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.Sink;
 import io.rdmaflux.connector.SinkOptions;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.pipeline.Pipeline;
 import io.rdmaflux.pipeline.PipelineMetrics;
 import io.rdmaflux.pipeline.PipelineResult;
 import io.rdmaflux.pipeline.ReceiveSource;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -103,7 +103,7 @@ final class ReceiveCommand implements Callable<Integer> {
      */
     private static Throwable asTheSenderSeesIt(Throwable e) {
         return e instanceof ConnectorException ce && ce.code() == ErrorCode.SINK_FAILED
-                ? new ProtocolException(ce.code(), ce.getMessage(), ce) : e;
+                ? new RdmaFluxException(ce.code(), ce.getMessage(), ce) : e;
     }
 
     @Override

@@ -1,13 +1,13 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.pipeline.PipelineListener;
 import io.rdmaflux.pipeline.PipelineResult;
 import io.rdmaflux.pipeline.StepMetrics;
 import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.pipeline.plugin.PipelineConfig;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.SocketAddresses;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -99,8 +99,8 @@ final class RunCommand implements Callable<Integer> {
         // A signal ends the run as a failure that says so, to the peer too, as rdsend's and
         // rdrecv's do ("sender reported: pipeline interrupted by SIGINT"), not a bare cancel.
         Signals.streamUnderWay();
-        Mono<ProtocolException> interrupted = Signals.raised()
-                .map(s -> new ProtocolException(ErrorCode.INTERRUPTED, "pipeline interrupted by " + Signals.name(s)));
+        Mono<RdmaFluxException> interrupted = Signals.raised()
+                .map(s -> new RdmaFluxException(ErrorCode.INTERRUPTED, "pipeline interrupted by " + Signals.name(s)));
         Mono<PipelineResult> work = Mono.fromCallable(config::toPipeline)
                 .flatMap(p -> p.listener(listener).failOn(interrupted).run())
                 // A tree that arrived but for some files: each named, then rdcp's exit 23.

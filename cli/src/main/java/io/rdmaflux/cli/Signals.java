@@ -5,8 +5,8 @@ import io.rdmaflux.connector.PipeEnd;
 import io.rdmaflux.connector.Sink;
 import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.connector.Source;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -116,7 +116,7 @@ final class Signals {
     }
 
     /**
-     * {@code data} until a signal arrives, then an error: ProtocolException(INTERRUPTED,
+     * {@code data} until a signal arrives, then an error: RdmaFluxException(INTERRUPTED,
      * "{@code role} interrupted by SIGINT"), after cancelling {@code data}.
      */
     static <T> Flux<T> guard(Flux<T> data, String role) {
@@ -125,7 +125,7 @@ final class Signals {
                 .concatWith(Mono.defer(() -> {
                     Signal s = received.get();
                     return s == null ? Mono.empty()
-                            : Mono.error(new ProtocolException(ErrorCode.INTERRUPTED, role + " interrupted by " + name(s)));
+                            : Mono.error(new RdmaFluxException(ErrorCode.INTERRUPTED, role + " interrupted by " + name(s)));
                 }));
     }
 

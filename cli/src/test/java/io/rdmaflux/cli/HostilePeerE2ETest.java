@@ -3,13 +3,13 @@ package io.rdmaflux.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.hostile.FrameRelay;
 import io.rdmaflux.hostile.RawPeer;
 import io.rdmaflux.hostile.RawPeer.Frame;
-import io.rdmaflux.protocol.ControlFrames;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.internal.protocol.ControlFrames;
+import io.rdmaflux.internal.protocol.Hello;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.Hello;
 import io.rdmaflux.protocol.ProtocolVersion;
 import java.io.IOException;
 import java.io.OutputStream;

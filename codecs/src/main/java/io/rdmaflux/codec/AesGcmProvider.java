@@ -1,7 +1,7 @@
 package io.rdmaflux.codec;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.lang.reflect.Method;
 import java.security.GeneralSecurityException;
 import java.util.Properties;
@@ -77,7 +77,7 @@ final class AesGcmProvider {
         try {
             return CryptoCipherFactory.getCryptoCipher(TRANSFORMATION, properties);
         } catch (GeneralSecurityException | RuntimeException e) {
-            throw new ProtocolException(ErrorCode.CODEC, "aes-256-gcm: no AES-GCM implementation available ("
+            throw new RdmaFluxException(ErrorCode.CODEC, "aes-256-gcm: no AES-GCM implementation available ("
                     + rootMessage(e) + ")", e);
         }
     }

@@ -4,9 +4,9 @@ import static io.rdmaflux.codec.AesGcmStage.HEADER;
 import static io.rdmaflux.codec.AesGcmStage.TAG;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.Hkdf;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.crypto.Hkdf;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -49,10 +49,10 @@ final class AesGcmRecords {
         byte[] key = ctx.key();
         byte[] salt = ctx.salt();
         if (key == null || key.length == 0) {
-            throw new ProtocolException(ErrorCode.CODEC, "aes-256-gcm: no key given (the stream is encrypted)");
+            throw new RdmaFluxException(ErrorCode.CODEC, "aes-256-gcm: no key given (the stream is encrypted)");
         }
         if (salt == null || salt.length < 16) {
-            throw new ProtocolException(ErrorCode.CODEC, "aes-256-gcm: a salt of at least 16 bytes is required");
+            throw new RdmaFluxException(ErrorCode.CODEC, "aes-256-gcm: a salt of at least 16 bytes is required");
         }
         return new SecretKeySpec(Hkdf.sha256(key, salt, AesGcmStage.INFO.getBytes(StandardCharsets.UTF_8), 32), "AES");
     }
@@ -104,7 +104,7 @@ final class AesGcmRecords {
                 throw new IllegalStateException("cipher wrote " + written + " bytes, expected " + (n + TAG));
             }
         } catch (GeneralSecurityException e) {
-            throw new ProtocolException(ErrorCode.CODEC, "aes-256-gcm: encryption failed (" + e.getMessage() + ")", e);
+            throw new RdmaFluxException(ErrorCode.CODEC, "aes-256-gcm: encryption failed (" + e.getMessage() + ")", e);
         }
         if (out != dst) {
             out.flip().position(HEADER);
@@ -127,14 +127,14 @@ final class AesGcmRecords {
             long seq = r.getLong(p + 1);
             int length = r.getInt(p + 9);
             if (seq != expected) {
-                throw new ProtocolException(ErrorCode.CODEC, seq < expected
+                throw new RdmaFluxException(ErrorCode.CODEC, seq < expected
                         ? "aes-256-gcm: record #" + seq + " arrived again where #" + expected
                                 + " was expected (replayed or reordered data)"
                         : "aes-256-gcm: record #" + expected + " is missing, #" + seq
                                 + " arrived instead (dropped or reordered data)");
             }
             if ((flags & ~END) != 0) {
-                throw new ProtocolException(ErrorCode.CODEC, "aes-256-gcm: corrupt record #" + expected + " (unknown flags)");
+                throw new RdmaFluxException(ErrorCode.CODEC, "aes-256-gcm: corrupt record #" + expected + " (unknown flags)");
             }
             byte[] header = new byte[HEADER];
             r.get(p, header);
@@ -151,7 +151,7 @@ final class AesGcmRecords {
                 cipher.updateAAD(header);
                 int n = cipher.doFinal(in, target);
                 if (n != plain) {
-                    throw new ProtocolException(ErrorCode.CODEC, "aes-256-gcm: record #" + expected + " decrypted to "
+                    throw new RdmaFluxException(ErrorCode.CODEC, "aes-256-gcm: record #" + expected + " decrypted to "
                             + n + " bytes, expected " + plain);
                 }
                 if (target != dst) {
@@ -159,17 +159,17 @@ final class AesGcmRecords {
                     dst.put(target);
                 }
             } catch (AEADBadTagException e) {
-                throw new ProtocolException(ErrorCode.CODEC, "aes-256-gcm: record #" + expected
+                throw new RdmaFluxException(ErrorCode.CODEC, "aes-256-gcm: record #" + expected
                         + " failed authentication: the data was altered"
                         + (expected == 0 ? ", or the two sides use different keys" : ""));
             } catch (GeneralSecurityException e) {
-                throw new ProtocolException(ErrorCode.CODEC, "aes-256-gcm: record #" + expected
+                throw new RdmaFluxException(ErrorCode.CODEC, "aes-256-gcm: record #" + expected
                         + " could not be decrypted (" + e.getMessage() + ")", e);
             }
             dst.position(0).limit(plain);
             boolean end = (flags & END) != 0;
             if (end != (plain == 0)) {
-                throw new ProtocolException(ErrorCode.CODEC, "aes-256-gcm: corrupt record #" + expected
+                throw new RdmaFluxException(ErrorCode.CODEC, "aes-256-gcm: corrupt record #" + expected
                         + (end ? " (end mark with data)" : " (empty data record)"));
             }
             Chunk result = out;

@@ -1,8 +1,8 @@
 package io.rdmaflux.codec;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.util.function.Function;
 import javax.crypto.spec.SecretKeySpec;
 import reactor.core.publisher.Flux;
@@ -33,7 +33,7 @@ import reactor.core.publisher.Mono;
  * nonce is computed from the expected number, not read from the wire. Each record is verified
  * (tag) before its plaintext is emitted. After END nothing may follow, and a stream that ends
  * without END fails. A flipped bit, a dropped, reordered, replayed or truncated record thus all
- * end the stream with a CODEC {@link ProtocolException}.
+ * end the stream with a CODEC {@link RdmaFluxException}.
  *
  * <p>This class is the stage: the stream of records. {@code AesGcmRecords} seals and opens one
  * record, {@code AesGcmProvider} chooses the implementation, {@code AesWarmUp} warms the JDK's.
@@ -145,7 +145,7 @@ public final class AesGcmStage implements CodecStage {
                         opened[0]++;
                         if (ended[0]) {
                             c.releaseQuietly();
-                            sink.error(new ProtocolException(ErrorCode.CODEC,
+                            sink.error(new RdmaFluxException(ErrorCode.CODEC,
                                     "aes-256-gcm: data after the end of the encrypted stream"));
                         } else if (c.remaining() == 0) {
                             // Only the verified END record opens to nothing (an empty data record is refused).
@@ -156,7 +156,7 @@ public final class AesGcmStage implements CodecStage {
                         }
                     })
                     .concatWith(Mono.defer(() -> ended[0] ? Mono.empty()
-                            : Mono.error(new ProtocolException(ErrorCode.CODEC, "aes-256-gcm: encrypted stream truncated "
+                            : Mono.error(new RdmaFluxException(ErrorCode.CODEC, "aes-256-gcm: encrypted stream truncated "
                                     + "(its end mark is missing after " + opened[0] + " records)"))));
         }).doOnDiscard(Chunk.class, Chunk::releaseQuietly);
     }

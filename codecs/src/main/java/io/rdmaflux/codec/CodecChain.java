@@ -1,8 +1,8 @@
 package io.rdmaflux.codec;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -51,7 +51,7 @@ public final class CodecChain {
 
     /**
      * Parses a chain string against the default registry. Null or blank is the empty chain.
-     * Throws a CODEC {@link ProtocolException} for malformed text, an unknown codec name or an
+     * Throws a CODEC {@link RdmaFluxException} for malformed text, an unknown codec name or an
      * unsupported version, so a receiver can refuse the stream before any data moves.
      */
     public static CodecChain parse(String text) {
@@ -66,7 +66,7 @@ public final class CodecChain {
         List<CodecSpec> specs = new ArrayList<>();
         for (String part : text.split(",", -1)) {
             if (part.isBlank()) {
-                throw new ProtocolException(ErrorCode.CODEC, "malformed codec chain '" + text + "' (empty element)");
+                throw new RdmaFluxException(ErrorCode.CODEC, "malformed codec chain '" + text + "' (empty element)");
             }
             specs.add(CodecSpec.parse(part));
         }
@@ -76,7 +76,7 @@ public final class CodecChain {
     /** A chain of these specs, resolved against {@code registry}. */
     public static CodecChain of(List<CodecSpec> specs, CodecRegistry registry) {
         if (specs.size() > 16) {
-            throw new ProtocolException(ErrorCode.CODEC, "codec chain too long (" + specs.size() + " stages)");
+            throw new RdmaFluxException(ErrorCode.CODEC, "codec chain too long (" + specs.size() + " stages)");
         }
         List<CodecStage> stages = new ArrayList<>();
         for (CodecSpec s : specs) {

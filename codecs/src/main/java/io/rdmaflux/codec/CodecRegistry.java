@@ -1,7 +1,7 @@
 package io.rdmaflux.codec;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -68,11 +68,11 @@ public final class CodecRegistry {
     public CodecStage resolve(CodecSpec spec) {
         CodecStage s = stages.get(spec.name());
         if (s == null) {
-            throw new ProtocolException(ErrorCode.CODEC, "unknown codec '" + spec.name() + "' (this side knows: "
+            throw new RdmaFluxException(ErrorCode.CODEC, "unknown codec '" + spec.name() + "' (this side knows: "
                     + String.join(", ", stages.keySet()) + ")" + (unknownHint == null ? "" : "; " + unknownHint));
         }
         if (!s.supportsVersion(spec.version())) {
-            throw new ProtocolException(ErrorCode.CODEC, "codec '" + spec.name() + "' version " + spec.version()
+            throw new RdmaFluxException(ErrorCode.CODEC, "codec '" + spec.name() + "' version " + spec.version()
                     + " is not supported (this side has version " + s.version() + ")");
         }
         s.validate(spec);

@@ -1,7 +1,7 @@
 package io.rdmaflux.codec;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -96,7 +96,7 @@ public record CodecSpec(String name, int version, Map<String, String> params) {
         return format();
     }
 
-    static ProtocolException bad(String message) {
-        return new ProtocolException(ErrorCode.CODEC, message);
+    static RdmaFluxException bad(String message) {
+        return new RdmaFluxException(ErrorCode.CODEC, message);
     }
 }

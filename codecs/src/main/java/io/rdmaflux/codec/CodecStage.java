@@ -28,7 +28,7 @@ import reactor.core.publisher.Flux;
  *       {@link RecordAssembler}.</li>
  *   <li><b>Bounded memory.</b> Small, explicit prefetch and concurrency.</li>
  *   <li><b>Errors.</b> Corrupt, tampered or undecodable input ends the stream with
- *       {@code new ProtocolException(ErrorCode.CODEC, "one clear line")}; nothing unverified is
+ *       {@code new RdmaFluxException(ErrorCode.CODEC, "one clear line")}; nothing unverified is
  *       emitted downstream.</li>
  * </ul>
  */
@@ -59,7 +59,7 @@ public interface CodecStage {
         return 0;
     }
 
-    /** Checks the parameters of a spec before any data moves; throws CODEC ProtocolException if bad. */
+    /** Checks the parameters of a spec before any data moves; throws CODEC RdmaFluxException if bad. */
     default void validate(CodecSpec spec) {
     }
 

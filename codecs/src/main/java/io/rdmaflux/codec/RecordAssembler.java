@@ -1,8 +1,8 @@
 package io.rdmaflux.codec;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +31,7 @@ public final class RecordAssembler {
         /**
          * The total record length (header included), read from the header that starts at
          * {@code buffer}'s {@code offset} (absolute reads only). Throws a CODEC
-         * {@link ProtocolException} for a malformed header.
+         * {@link RdmaFluxException} for a malformed header.
          */
         int recordLength(ByteBuffer buffer, int offset);
 
@@ -51,7 +51,7 @@ public final class RecordAssembler {
                 public int recordLength(ByteBuffer b, int offset) {
                     int n = b.getInt(offset + lengthAt);
                     if (n < min || n > max) {
-                        throw new ProtocolException(ErrorCode.CODEC, what + ": corrupt stream (record length " + n + ")");
+                        throw new RdmaFluxException(ErrorCode.CODEC, what + ": corrupt stream (record length " + n + ")");
                     }
                     return length + n;
                 }
@@ -85,7 +85,7 @@ public final class RecordAssembler {
     private int checkedLength(ByteBuffer b, int offset) {
         int n = header.recordLength(b, offset);
         if (n < header.length() || n > MAX_RECORD) {
-            throw new ProtocolException(ErrorCode.CODEC, what + ": corrupt stream (record length " + n + " out of range)");
+            throw new RdmaFluxException(ErrorCode.CODEC, what + ": corrupt stream (record length " + n + " out of range)");
         }
         return n;
     }
@@ -156,7 +156,7 @@ public final class RecordAssembler {
 
     private Mono<Chunk> finish() {
         if (partial != null) {
-            return Mono.error(new ProtocolException(ErrorCode.CODEC,
+            return Mono.error(new RdmaFluxException(ErrorCode.CODEC,
                     what + ": stream ends inside a record (" + filled + " of " + (headerOnly ? "header " : "")
                             + partial.length + " bytes arrived)"));
         }

@@ -5,8 +5,8 @@ import com.github.luben.zstd.ZstdCompressCtx;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdException;
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.nio.ByteBuffer;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
@@ -110,10 +110,10 @@ public final class ZstdStage implements CodecStage {
         try {
             block = Integer.parseInt(v);
         } catch (NumberFormatException e) {
-            throw new ProtocolException(ErrorCode.CODEC, "zstd: invalid block size '" + v + "'");
+            throw new RdmaFluxException(ErrorCode.CODEC, "zstd: invalid block size '" + v + "'");
         }
         if (block < 1 || block > RecordAssembler.MAX_RECORD - HEADER) {
-            throw new ProtocolException(ErrorCode.CODEC, "zstd: block size " + block + " out of range (1 to "
+            throw new RdmaFluxException(ErrorCode.CODEC, "zstd: block size " + block + " out of range (1 to "
                     + (RecordAssembler.MAX_RECORD - HEADER) + ")");
         }
         return block;
@@ -125,10 +125,10 @@ public final class ZstdStage implements CodecStage {
         try {
             level = Integer.parseInt(v);
         } catch (NumberFormatException e) {
-            throw new ProtocolException(ErrorCode.CODEC, "zstd: invalid level '" + v + "'");
+            throw new RdmaFluxException(ErrorCode.CODEC, "zstd: invalid level '" + v + "'");
         }
         if (level < MIN_LEVEL || level > MAX_LEVEL || level == 0) {
-            throw new ProtocolException(ErrorCode.CODEC, "zstd: level " + level + " out of range ("
+            throw new RdmaFluxException(ErrorCode.CODEC, "zstd: level " + level + " out of range ("
                     + MIN_LEVEL + " to -1, or 1 to " + MAX_LEVEL + ")");
         }
         return level;
@@ -231,7 +231,7 @@ public final class ZstdStage implements CodecStage {
             int original = r.getInt(p + 5);
             if (stored != r.remaining() - HEADER || original < 0
                     || (type == RAW && original != stored) || (type != RAW && type != ZSTD)) {
-                throw new ProtocolException(ErrorCode.CODEC, "zstd: corrupt stream (bad record header)");
+                throw new RdmaFluxException(ErrorCode.CODEC, "zstd: corrupt stream (bad record header)");
             }
             if (original > limit) {
                 throw inflates(limit);
@@ -263,10 +263,10 @@ public final class ZstdStage implements CodecStage {
                     if (e.getErrorCode() == Zstd.errDstSizeTooSmall()) {
                         throw inflates(original);
                     }
-                    throw new ProtocolException(ErrorCode.CODEC, "zstd: corrupt compressed block (" + e.getMessage() + ")");
+                    throw new RdmaFluxException(ErrorCode.CODEC, "zstd: corrupt compressed block (" + e.getMessage() + ")");
                 }
                 if (n != original) {
-                    throw new ProtocolException(ErrorCode.CODEC, "zstd: corrupt compressed block (decoded "
+                    throw new RdmaFluxException(ErrorCode.CODEC, "zstd: corrupt compressed block (decoded "
                             + n + " bytes, expected " + original + ")");
                 }
                 dst.position(0).limit(original);
@@ -282,8 +282,8 @@ public final class ZstdStage implements CodecStage {
         }
     }
 
-    private static ProtocolException inflates(int limit) {
-        return new ProtocolException(ErrorCode.CODEC,
+    private static RdmaFluxException inflates(int limit) {
+        return new RdmaFluxException(ErrorCode.CODEC,
                 "zstd: corrupt or hostile compressed data: a record inflates past " + limit + " bytes");
     }
 

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -79,7 +79,7 @@ class AesGcmProviderTest {
         wire[2 * (AesGcmStage.HEADER + BLOCK + AesGcmStage.TAG) + 500] ^= 1;   // inside record #2's ciphertext
         StepVerifier.create(open(provider(opener), wire, ctx).doOnNext(Chunk::release))
                 .expectNextCount(2)
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(ProtocolException.class,
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(RdmaFluxException.class,
                         p -> assertThat(p.code()).isEqualTo(ErrorCode.CODEC))
                         .hasMessage("aes-256-gcm: record #2 failed authentication: the data was altered"))
                 .verify(Duration.ofSeconds(30));

@@ -8,9 +8,9 @@ import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.channel.ReceiverServer;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.memory.MemoryTransport;
@@ -139,9 +139,9 @@ class ChannelCodecTest {
         AtomicReference<Throwable> receiverError = new AtomicReference<>();
         // The sender learns the receiver's reason and code, so both tools exit with CODEC's exit code.
         assertThatThrownBy(() -> transfer(transport, options, "zstd:1,aes-256-gcm:1", data(500_000), receiverError))
-                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
+                .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
                 .hasMessageContaining("failed authentication");
-        assertThat(receiverError.get()).isInstanceOfSatisfying(ProtocolException.class,
+        assertThat(receiverError.get()).isInstanceOfSatisfying(RdmaFluxException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC)).hasMessageContaining("failed authentication");
         TestData.awaitZero(transport::slotsInUse, "receive slots");
     }
@@ -167,7 +167,7 @@ class ChannelCodecTest {
                     .transport(transport)
                     .send(meta, session -> Flux.just(Chunk.wrap(ByteBuffer.wrap(new byte[1000]))))
                     .block(Duration.ofSeconds(10)))
-                    .isInstanceOf(ProtocolException.class)
+                    .isInstanceOf(RdmaFluxException.class)
                     .hasMessageContaining(chain.substring(0, 3));
         } finally {
             server.dispose();

@@ -3,8 +3,8 @@ package io.rdmaflux.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import org.junit.jupiter.api.Test;
 
 class CodecChainTest {
@@ -38,14 +38,14 @@ class CodecChainTest {
     @Test
     void unknownCodecIsRefusedWithAClearCodecError() {
         assertThatThrownBy(() -> CodecChain.parse("zstd:1,lz5:1"))
-                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
+                .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
                 .hasMessageContaining("unknown codec 'lz5'").hasMessageContaining("zstd");
     }
 
     @Test
     void unsupportedVersionIsRefused() {
         assertThatThrownBy(() -> CodecChain.parse("aes-256-gcm:2"))
-                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
+                .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
                 .hasMessageContaining("version 2 is not supported");
     }
 
@@ -54,7 +54,7 @@ class CodecChainTest {
         for (String s : new String[] {"zstd", "zstd:x", "zstd:1,", ",zstd:1", "zstd:1;level", "ZSTD:1", "zstd:1;level=99",
                 "zstd:1;level=0", "zstd:1;level=abc", "zstd:-1", "zstd:1;block=0", "zstd:1;block=x", "zstd:1;block=67108864"}) {
             assertThatThrownBy(() -> CodecChain.parse(s)).as(s)
-                    .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC));
+                    .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC));
         }
     }
 

@@ -3,8 +3,8 @@ package io.rdmaflux.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -38,7 +38,7 @@ import reactor.test.StepVerifier;
  *   <li>cancel mid-stream reaches upstream and releases everything;</li>
  *   <li>an upstream error arrives downstream once, as it was, and nothing follows it;</li>
  *   <li>damaged input, or a stream cut inside a record, ends the decoder with a one-line CODEC
- *       {@link ProtocolException}, not a hang, not an unchecked exception;</li>
+ *       {@link RdmaFluxException}, not a hang, not an unchecked exception;</li>
  *   <li>no more chunks go downstream than were requested.</li>
  * </ul>
  * Cases are generated from fixed seeds; a failure names its seed and case.
@@ -215,7 +215,7 @@ public abstract class CodecStageContract {
             decode(TestData.recut(d.wire(), r, BLOCK, received), ctx).subscribe(dec);
             dec.awaitEnd(what);
             assertReleased(received, alloc, what);
-            dec.assertErrorOnce(what).isInstanceOfSatisfying(ProtocolException.class,
+            dec.assertErrorOnce(what).isInstanceOfSatisfying(RdmaFluxException.class,
                     p -> assertThat(p.code()).as(what).isEqualTo(ErrorCode.CODEC)).hasMessage(d.message());
         }
     }
@@ -237,7 +237,7 @@ public abstract class CodecStageContract {
             decode(TestData.recut(cutWire, r, BLOCK, received), ctx).subscribe(dec);
             dec.awaitEnd(what);
             assertReleased(received, alloc, what);
-            dec.assertErrorOnce(what).isInstanceOfSatisfying(ProtocolException.class,
+            dec.assertErrorOnce(what).isInstanceOfSatisfying(RdmaFluxException.class,
                     p -> assertThat(p.code()).as(what).isEqualTo(ErrorCode.CODEC))
                     .hasMessageStartingWith(stage().name() + ": ");
         }

@@ -3,8 +3,8 @@ package io.rdmaflux.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -152,7 +152,7 @@ class LeakTest {
         StepVerifier.create(CodecChain.parse(chain).decode(TestData.recut(wire, new Random(5), 1500, t), ctx(alloc, chain))
                         .doOnNext(Chunk::release))
                 .thenConsumeWhile(c -> true)
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(ProtocolException.class,
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(RdmaFluxException.class,
                         p -> assertThat(p.code()).isEqualTo(ErrorCode.CODEC)).hasMessage(expected))
                 .verify(Duration.ofSeconds(10));
         assertNoLeaks(t, alloc, chain + " tampered");

@@ -50,7 +50,7 @@ class NonBlockingTest {
                 .markAsBlocking(AesGcmProvider.class, "get", "()Lio/rdmaflux/codec/AesGcmProvider;")
                 .markAsBlocking(AesWarmUp.class, "run", "(Lio/rdmaflux/codec/AesGcmProvider;I)V")
                 // The engine's, not the codecs': a session reads its HELLO nonce from /dev/urandom.
-                .allowBlockingCallsInside("io.rdmaflux.protocol.Authenticator", "newNonce")
+                .allowBlockingCallsInside("io.rdmaflux.internal.protocol.Authenticator", "newNonce")
                 .blockingMethodCallback(m -> {
                     if (!m.getName().equals("onAWatchedThread")) {
                         StringBuilder where = new StringBuilder(m + " on " + Thread.currentThread().getName());

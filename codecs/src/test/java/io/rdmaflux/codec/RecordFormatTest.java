@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.luben.zstd.Zstd;
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.Hkdf;
+import io.rdmaflux.crypto.Hkdf;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -2,8 +2,8 @@ package io.rdmaflux.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -84,7 +84,7 @@ class TamperTest {
         List<byte[]> recs = new ArrayList<>(records(encrypted()));
         assertThat(recs).hasSize(11);
         Outcome o = decode("aes-256-gcm:1", join(tamper.apply(recs)), ctx());
-        assertThat(o.error()).isInstanceOfSatisfying(ProtocolException.class,
+        assertThat(o.error()).isInstanceOfSatisfying(RdmaFluxException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC)).hasMessageContaining(messagePart);
         // Only verified data got out: a prefix of the plaintext, in whole blocks.
         assertThat(o.emitted().length % BLOCK).isZero();
@@ -174,7 +174,7 @@ class TamperTest {
         List<byte[]> recs = records(encrypted());
         byte[] wire = join(recs);
         Outcome o = decode("aes-256-gcm:1", Arrays.copyOf(wire, wire.length - 500 - 29), ctx());
-        assertThat(o.error()).isInstanceOf(ProtocolException.class).hasMessageContaining("ends inside a record");
+        assertThat(o.error()).isInstanceOf(RdmaFluxException.class).hasMessageContaining("ends inside a record");
         assertThat(o.emitted()).isEqualTo(Arrays.copyOf(plain, o.emitted().length));
     }
 
@@ -185,7 +185,7 @@ class TamperTest {
         List<byte[]> spliced = new ArrayList<>(recs);
         spliced.add(recs.get(recs.size() - 1));
         Outcome o = decode("aes-256-gcm:1", join(spliced), ctx());
-        assertThat(o.error()).isInstanceOf(ProtocolException.class).hasMessageContaining("#10 arrived again");
+        assertThat(o.error()).isInstanceOf(RdmaFluxException.class).hasMessageContaining("#10 arrived again");
     }
 
     @Test
@@ -218,7 +218,7 @@ class TamperTest {
         byte[] badFrame = wire.clone();
         badFrame[ZstdStage.HEADER] ^= (byte) 0xFF;   // the first byte of the zstd frame's magic number
         Outcome o = decode("zstd:1", badFrame, ctx());
-        assertThat(o.error()).isInstanceOfSatisfying(ProtocolException.class,
+        assertThat(o.error()).isInstanceOfSatisfying(RdmaFluxException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC)).hasMessageStartingWith("zstd: corrupt compressed block (");
         assertThat(o.emitted()).isEmpty();
         byte[] badHeader = wire.clone();
@@ -252,7 +252,7 @@ class TamperTest {
         byte[] wire = TestData.collect(CodecChain.parse(chain).encode(new TestData.Tracker().source(data, BLOCK), own));
         wire[wire.length / 2] ^= 4;
         Outcome o = decode(chain, wire, own);
-        assertThat(o.error()).isInstanceOf(ProtocolException.class).hasMessageContaining("failed authentication");
+        assertThat(o.error()).isInstanceOf(RdmaFluxException.class).hasMessageContaining("failed authentication");
         assertThat(o.emitted()).isEqualTo(Arrays.copyOf(data, o.emitted().length));
     }
 }

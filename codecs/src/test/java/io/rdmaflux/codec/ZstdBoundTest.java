@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.luben.zstd.Zstd;
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Random;
@@ -50,7 +50,7 @@ class ZstdBoundTest {
     static void assertRefused(String chain, byte[] wire, CodecContext ctx, String message) {
         StepVerifier.create(CodecChain.parse(chain).decode(Flux.just(Chunk.wrap(ByteBuffer.wrap(wire))), ctx)
                         .doOnNext(Chunk::release))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(ProtocolException.class,
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(RdmaFluxException.class,
                         p -> assertThat(p.code()).isEqualTo(ErrorCode.CODEC)).hasMessage(message))
                 .verify(Duration.ofSeconds(30));
     }

@@ -2,7 +2,7 @@ package io.rdmaflux.connector;
 
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.connector.ConnectorException.Reason;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;

@@ -2,8 +2,8 @@ package io.rdmaflux.connector;
 
 import io.rdmaflux.connector.ConnectorException.Reason;
 import io.rdmaflux.connector.process.ShellQuote;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.RemoteText;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.text.RemoteText;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.rdmaflux.connector;
 
 import io.rdmaflux.connector.ConnectorException.Reason;
 import io.rdmaflux.connector.process.ProcessGroup;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;

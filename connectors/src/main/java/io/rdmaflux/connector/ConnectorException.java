@@ -1,7 +1,7 @@
 package io.rdmaflux.connector;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.util.OptionalInt;
 
 /**
@@ -9,13 +9,13 @@ import java.util.OptionalInt;
  * permission problem. The message is one line for the terminal, naming the path and what
  * happened to any partial output.
  *
- * <p>It is a {@link ProtocolException} with code {@link ErrorCode#SOURCE_FAILED} or
+ * <p>It is a {@link RdmaFluxException} with code {@link ErrorCode#SOURCE_FAILED} or
  * {@link ErrorCode#SINK_FAILED}, so when it ends a channel stream, the peer is told the same
  * reason, and the command-line tools map it to their exit codes as for any stream failure.
  * {@link #reason()} classifies it further for tools that want a finer exit code, and
  * {@link #exitStatus()} gives a failed command's exit status.
  */
-public final class ConnectorException extends ProtocolException {
+public final class ConnectorException extends RdmaFluxException {
 
     private static final long serialVersionUID = 1L;
 

@@ -27,7 +27,7 @@ import reactor.core.publisher.Mono;
  * flushed. When the data fails or the Mono is cancelled, the sink cleans up (a file sink
  * removes its partial file) and fails with a one-line message that says what happened to the
  * output: a {@link ConnectorException} (code {@code SINK_FAILED}) for its own failures, or
- * the upstream {@link io.rdmaflux.protocol.ProtocolException} with its code kept and the
+ * the upstream {@link io.rdmaflux.error.RdmaFluxException} with its code kept and the
  * clean-up appended to its message.
  *
  * <p><b>Building one.</b> A sink of the project's or of a plugin jar is a {@link WriteTarget}

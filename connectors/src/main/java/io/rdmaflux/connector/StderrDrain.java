@@ -1,6 +1,6 @@
 package io.rdmaflux.connector;
 
-import io.rdmaflux.protocol.RemoteText;
+import io.rdmaflux.text.RemoteText;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;

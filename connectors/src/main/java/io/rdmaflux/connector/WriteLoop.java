@@ -1,8 +1,8 @@
 package io.rdmaflux.connector;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.nio.ByteBuffer;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -331,8 +331,8 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
         ended();
         // Report before cancelling upstream, so that the channel tells the peer this reason
         // rather than "receiver cancelled the stream".
-        // A target may throw a ProtocolException to choose the code (a malformed tree stream).
-        result.error(own && !(e instanceof ProtocolException) ? ownFailure(e, note) : upstreamFailure(e, note));
+        // A target may throw a RdmaFluxException to choose the code (a malformed tree stream).
+        result.error(own && !(e instanceof RdmaFluxException) ? ownFailure(e, note) : upstreamFailure(e, note));
         cancel();
         releaseQueued();
     }
@@ -348,8 +348,8 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
     }
 
     /** The upstream's error with its code kept and what became of the output appended. */
-    private static ProtocolException upstreamFailure(Throwable e, String note) {
-        ProtocolException pe = ProtocolException.wrap(e, ErrorCode.INTERNAL);
+    private static RdmaFluxException upstreamFailure(Throwable e, String note) {
+        RdmaFluxException pe = RdmaFluxException.wrap(e, ErrorCode.INTERNAL);
         if (note.isEmpty()) {
             return pe;
         }
@@ -357,7 +357,7 @@ final class WriteLoop extends BaseSubscriber<Chunk> implements Runnable {
         if (pe instanceof ConnectorException ce) {
             return ce.withMessage(message);
         }
-        return new ProtocolException(pe.code(), message, e);
+        return new RdmaFluxException(pe.code(), message, e);
     }
 
     private void releaseQueued() {

@@ -3,9 +3,9 @@ package io.rdmaflux.connector;
 import io.rdmaflux.buffer.Chunk;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.OptionalInt;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
-import java.util.OptionalInt;
 
 /**
  * Blocking writes to one output, driven by the connectors' write loop one call at a time on the
@@ -13,7 +13,7 @@ import java.util.OptionalInt;
  * and give {@link Sink#toTarget} a way to make one: the sink built on it gets the loop's
  * ownership, cancel and error handling for free, as the file, command and tree sinks do.
  *
- * <p>A target that throws a {@link io.rdmaflux.protocol.ProtocolException} (rather than an I/O
+ * <p>A target that throws a {@link io.rdmaflux.error.RdmaFluxException} (rather than an I/O
  * error) keeps that exception's code in the sink's failure, with what {@link #abort()} said
  * appended; any other exception is classified as the sink's own I/O failure.
  */

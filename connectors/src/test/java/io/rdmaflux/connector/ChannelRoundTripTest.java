@@ -11,8 +11,8 @@ import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.channel.ReceiverServer;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.TransportKind;
 import java.io.IOException;
@@ -101,7 +101,7 @@ class ChannelRoundTripTest {
         Files.delete(vanishing);
         AtomicReference<Throwable> receiverError = new AtomicReference<>();
         assertThatThrownBy(() -> transfer(FileSource.of(src), sink, receiverError))
-                .isInstanceOfSatisfying(ProtocolException.class,
+                .isInstanceOfSatisfying(RdmaFluxException.class,
                         e -> assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED))
                 .hasMessageContaining("cannot write " + out + ": no such file or directory");
         assertThat(receiverError.get()).hasMessage("cannot write " + out + ": no such file or directory; nothing was written");
@@ -115,7 +115,7 @@ class ChannelRoundTripTest {
                 .withOptions(SourceOptions.defaults().withPool(pool));
         AtomicReference<Throwable> receiverError = new AtomicReference<>();
         assertThatThrownBy(() -> transfer(source, FileSink.of(out), receiverError))
-                .isInstanceOfSatisfying(ProtocolException.class,
+                .isInstanceOfSatisfying(RdmaFluxException.class,
                         e -> assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_FAILED))
                 .hasMessageContaining("cannot read flaky device: Input/output error");
         await("receiver's sink finished", () -> receiverError.get() != null);

@@ -9,8 +9,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.connector.ConnectorException.Reason;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,10 +71,10 @@ class CommandFilterTest {
 
     @Test
     void anInputThatFailsMidwayNeverGivesEndOfInputAndFailsTheOutputWithItsCode() {
-        Flux<Chunk> failing = up.chunks(20).concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED,
+        Flux<Chunk> failing = up.chunks(20).concatWith(Flux.error(new RdmaFluxException(ErrorCode.TRUNCATED,
                 "stream cut short: connection lost")));
         assertThatThrownBy(() -> collect(shell(WITNESS).apply(failing)))
-                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TRUNCATED))
+                .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TRUNCATED))
                 .hasMessage("stream cut short: connection lost");
         assertThat(dir.resolve("part")).exists();
         assertThat(dir.resolve("done")).doesNotExist();

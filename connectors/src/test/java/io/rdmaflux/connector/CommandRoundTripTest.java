@@ -11,8 +11,8 @@ import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.channel.InboundStream;
 import io.rdmaflux.channel.ReceiverServer;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.TransportKind;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -124,7 +124,7 @@ class CommandRoundTripTest {
             CompletableFuture<Void> result = outcome;
             assertThatThrownBy(() -> result.get(60, TimeUnit.SECONDS))
                     .cause()
-                    .isInstanceOfSatisfying(ProtocolException.class,
+                    .isInstanceOfSatisfying(RdmaFluxException.class,
                             e -> assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_FAILED))
                     .hasMessage("command 'echo $$ > producer.pid; exec tar c -C src .' was killed by signal 9 (KILL)");
             await("the receiver's sink finished", () -> receiverError.get() != null);
@@ -136,7 +136,7 @@ class CommandRoundTripTest {
         }
 
         assertThat(receiverError.get())
-                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_FAILED))
+                .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_FAILED))
                 .hasMessageContaining("was killed by signal 9 (KILL)")
                 .hasMessageContaining("and never saw the end of its input");
         t.awaitNoneLeft();

@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.connector.ConnectorException.Reason;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -56,7 +56,7 @@ class CommandSinkTest {
 
     /** {@code chunks} chunks, then the failure a channel reports when its sender died. */
     private Flux<Chunk> failingAfter(int chunks) {
-        return up.chunks(chunks).concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED,
+        return up.chunks(chunks).concatWith(Flux.error(new RdmaFluxException(ErrorCode.TRUNCATED,
                 "stream cut short: connection lost")));
     }
 
@@ -112,7 +112,7 @@ class CommandSinkTest {
     @Test
     void aStreamThatFailsMidwayNeverGivesEndOfInput() {
         assertThatThrownBy(() -> shell(WITNESS).write(failingAfter(20)).block(T))
-                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TRUNCATED))
+                .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TRUNCATED))
                 .hasMessage("stream cut short: connection lost; command '" + WITNESS + "' was stopped with SIGTERM "
                         + "and never saw the end of its input");
         assertThat(dir.resolve("part")).exists();
@@ -152,7 +152,7 @@ class CommandSinkTest {
         await("first chunk written", () -> requested.get() >= 5);
         channel.next(up.chunks(1).blockFirst(T));
         await("second write blocked", CommandSinkTest::aWriteIsBlocked);
-        channel.error(new ProtocolException(ErrorCode.TRUNCATED, "stream cut short: connection lost"));
+        channel.error(new RdmaFluxException(ErrorCode.TRUNCATED, "stream cut short: connection lost"));
 
         assertThat(result).failsWithin(T).withThrowableThat().havingCause()
                 .withMessage("stream cut short: connection lost; command 'sleep 600; " + WITNESS
@@ -178,7 +178,7 @@ class CommandSinkTest {
                 .withOptions(t.options(dir).withGrace(Duration.ofMillis(500))).withGraceWait(grace);
         Flux<Chunk> armedThenLost = up.chunks(20).concatWith(Mono.fromRunnable(
                         () -> await("the command's trap", () -> Files.exists(dir.resolve("armed"))))
-                .subscribeOn(Schedulers.boundedElastic()).then(Mono.error(new ProtocolException(ErrorCode.TRUNCATED,
+                .subscribeOn(Schedulers.boundedElastic()).then(Mono.error(new RdmaFluxException(ErrorCode.TRUNCATED,
                         "stream cut short: connection lost"))));
         assertThatThrownBy(() -> sink.write(armedThenLost).block(T))
                 .hasMessage("stream cut short: connection lost; command '" + command

@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.connector.ConnectorException.Reason;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -9,8 +9,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -85,11 +85,11 @@ class FileSinkTest {
         Files.write(out, old);
         BufferPool pool = new BufferPool("fail", 1024, 8);
         Flux<Chunk> data = chunksOf(randomBytes(3 * 1024, 15), 1024, pool)
-                .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "stream incomplete: peer died")));
+                .concatWith(Flux.error(new RdmaFluxException(ErrorCode.TRUNCATED, "stream incomplete: peer died")));
 
         StepVerifier.create(FileSink.of(out).write(data))
                 .expectErrorSatisfies(e -> assertThat(e)
-                        .isInstanceOfSatisfying(ProtocolException.class,
+                        .isInstanceOfSatisfying(RdmaFluxException.class,
                                 pe -> assertThat(pe.code()).isEqualTo(ErrorCode.TRUNCATED))
                         .hasMessage("stream incomplete: peer died; partial file removed, " + out + " left unchanged"))
                 .verify(T);
@@ -123,10 +123,10 @@ class FileSinkTest {
         Files.write(out, old);
         BufferPool pool = new BufferPool("append-fail", 1024, 8);
         Flux<Chunk> data = chunksOf(randomBytes(3 * 1024, 43), 1024, pool)
-                .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "stream incomplete: peer died")));
+                .concatWith(Flux.error(new RdmaFluxException(ErrorCode.TRUNCATED, "stream incomplete: peer died")));
 
         StepVerifier.create(FileSink.appending(out, SinkOptions.defaults()).write(data))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(ProtocolException.class)
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(RdmaFluxException.class)
                         .hasMessageStartingWith("stream incomplete: peer died"))
                 .verify(T);
         assertThat(Files.readAllBytes(out)).isEqualTo(old);
@@ -134,8 +134,8 @@ class FileSinkTest {
         Path fresh = dir.resolve("fresh");
         StepVerifier.create(FileSink.appending(fresh, SinkOptions.defaults())
                         .write(chunksOf(randomBytes(2048, 44), 1024, pool)
-                                .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "cut")))))
-                .expectError(ProtocolException.class).verify(T);
+                                .concatWith(Flux.error(new RdmaFluxException(ErrorCode.TRUNCATED, "cut")))))
+                .expectError(RdmaFluxException.class).verify(T);
         assertThat(fresh).doesNotExist();
         // A chunk in flight when the error came is released on the write thread, after the error.
         await("chunks released", () -> pool.outstanding() == 0);
@@ -271,7 +271,7 @@ class FileSinkTest {
     void aFailedStreamToANullDeviceSaysNothingOfTheBytesItDiscarded() throws Exception {
         BufferPool pool = new BufferPool("null", 4096, 4);
         StepVerifier.create(FileSink.of(nullDevice()).write(chunksOf(randomBytes(10_000, 19), 4096, pool)
-                        .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "cut")))))
+                        .concatWith(Flux.error(new RdmaFluxException(ErrorCode.TRUNCATED, "cut")))))
                 .expectErrorSatisfies(e -> assertThat(e).hasMessage("cut"))
                 .verify(T);
         // The failure is reported before the queued chunks are released (see WriteLoop.fail).
@@ -285,7 +285,7 @@ class FileSinkTest {
         Assumptions.assumeTrue(run("mknod", dev.toString(), "c", "1", "5") == 0, "mknod needs root");
         BufferPool pool = new BufferPool("zero", 4096, 4);
         StepVerifier.create(FileSink.of(dev).write(chunksOf(randomBytes(10_000, 20), 4096, pool)
-                        .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "cut")))))
+                        .concatWith(Flux.error(new RdmaFluxException(ErrorCode.TRUNCATED, "cut")))))
                 .expectErrorSatisfies(e -> assertThat(e.getMessage())
                         .matches("cut; \\d+ bytes were already written to " + java.util.regex.Pattern.quote(dev.toString())))
                 .verify(T);
@@ -378,8 +378,8 @@ class FileSinkTest {
 
         StepVerifier.create(FileSink.appending(link, SinkOptions.defaults())
                         .write(chunksOf(randomBytes(3000, 47), 1024, pool)
-                                .concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "cut")))))
-                .expectError(ProtocolException.class).verify(T);
+                                .concatWith(Flux.error(new RdmaFluxException(ErrorCode.TRUNCATED, "cut")))))
+                .expectError(RdmaFluxException.class).verify(T);
         assertThat(Files.isSymbolicLink(link)).isTrue();
         assertThat(Files.readAllBytes(target)).isEqualTo(both);
         assertThat(list(dir)).containsExactlyInAnyOrder("link.log", "target.log");
@@ -410,8 +410,8 @@ class FileSinkTest {
 
         // A failed append through the dangling link removes what it created: the link dangles again.
         StepVerifier.create(FileSink.appending(link, SinkOptions.defaults())
-                        .write(chunksOf(data, 1024, pool).concatWith(Flux.error(new ProtocolException(ErrorCode.TRUNCATED, "cut")))))
-                .expectError(ProtocolException.class).verify(T);
+                        .write(chunksOf(data, 1024, pool).concatWith(Flux.error(new RdmaFluxException(ErrorCode.TRUNCATED, "cut")))))
+                .expectError(RdmaFluxException.class).verify(T);
         assertThat(target).doesNotExist();
         assertThat(Files.isSymbolicLink(link)).isTrue();
         assertThat(list(dir)).containsExactlyInAnyOrder("link.bin", "chained.bin", "sub");

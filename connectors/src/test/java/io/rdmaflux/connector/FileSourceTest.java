@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.rdmaflux.connector;
 
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.RdmaFluxException;
 
 /**
  * A tiny cat for tests, run as a separate process: copies {@code args[0]} (or stdin) to
@@ -19,7 +19,7 @@ public final class StdioCopy {
             SinkResult r = sink.write(source.open(), source.metadata()).block();
             System.err.println("copied " + r.bytes() + " bytes to " + r.location());
             System.exit(0);
-        } catch (ProtocolException e) {
+        } catch (RdmaFluxException e) {
             System.err.println("stdiocopy: " + e.getMessage());
             System.exit(e.code().wire());
         }

@@ -4,7 +4,7 @@ import static io.rdmaflux.connector.TestSupport.randomFile;
 import static io.rdmaflux.connector.TestSupport.sha256;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A value of the user's own shown with what it holds made visible: the characters escaped are
- * those the one sanitizer replaces ({@link io.rdmaflux.protocol.RemoteText#isUnsafe}).
+ * those the one sanitizer replaces ({@link io.rdmaflux.text.RemoteText#isUnsafe}).
  */
 class TextTest {
 

@@ -2,8 +2,8 @@ package io.rdmaflux.pipeline;
 
 import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.codec.CodecChain;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -45,8 +45,8 @@ final class ChannelCodecs {
      * timing; with encryption, altered data is tampering whichever saw it first.
      */
     static Throwable altered(CodecChain chain, Throwable e) {
-        if (chain.contains(AesGcmStage.NAME) && e instanceof ProtocolException pe && pe.code() == ErrorCode.CHECKSUM) {
-            return new ProtocolException(ErrorCode.CODEC, pe.getMessage() + ": the encrypted stream was altered on the way", e);
+        if (chain.contains(AesGcmStage.NAME) && e instanceof RdmaFluxException pe && pe.code() == ErrorCode.CHECKSUM) {
+            return new RdmaFluxException(ErrorCode.CODEC, pe.getMessage() + ": the encrypted stream was altered on the way", e);
         }
         return e;
     }

@@ -149,7 +149,7 @@ public final class Pipeline {
     /**
      * The stages as a chain resolved against the registry.
      *
-     * @throws io.rdmaflux.protocol.ProtocolException (CODEC) for an unknown stage or a bad parameter
+     * @throws io.rdmaflux.error.RdmaFluxException (CODEC) for an unknown stage or a bad parameter
      */
     public CodecChain chain() {
         return CodecChain.of(stages, codecs);

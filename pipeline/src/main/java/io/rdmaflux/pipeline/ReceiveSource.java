@@ -7,8 +7,8 @@ import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.connector.SinkResult;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.TransportKind;
 import java.time.Duration;
 import java.util.Objects;
@@ -117,7 +117,7 @@ public final class ReceiveSource implements PipelineSource {
                         // The chain travels in the metadata: refused here, before data, if unknown.
                         CodecChain chain = CodecChain.parse(in.metadata().codecs(), downstream.codecs());
                         if (requireEncryption && !chain.contains(AesGcmStage.NAME)) {
-                            throw new ProtocolException(ErrorCode.CODEC, "the sender did not encrypt the stream, "
+                            throw new RdmaFluxException(ErrorCode.CODEC, "the sender did not encrypt the stream, "
                                     + "and this receiver requires encryption (rdsend --encrypt, or an aes-256-gcm stage)");
                         }
                         used.set(chain);
@@ -131,7 +131,7 @@ public final class ReceiveSource implements PipelineSource {
                                 .doOnNext(result::set)
                                 .then();
                         return Mono.firstWithSignal(handled, cancelled.asMono().then(Mono.error(() ->
-                                new ProtocolException(ErrorCode.CANCELLED, "the receiving pipeline was cancelled"))));
+                                new RdmaFluxException(ErrorCode.CANCELLED, "the receiving pipeline was cancelled"))));
                     })
                     .bindOne()
                     .flatMap(server -> {
@@ -145,7 +145,7 @@ public final class ReceiveSource implements PipelineSource {
                     });
             if (!timeout.isZero()) {
                 Mono<Void> deadline = Mono.delay(timeout).flatMap(x -> arrived.get() ? Mono.never()
-                        : Mono.error(new ProtocolException(ErrorCode.TIMEOUT, "no sender arrived within "
+                        : Mono.error(new RdmaFluxException(ErrorCode.TIMEOUT, "no sender arrived within "
                                 + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + " s" : timeout.toMillis() + " ms"))));
                 work = Mono.firstWithSignal(work, deadline);
             }
@@ -154,7 +154,7 @@ public final class ReceiveSource implements PipelineSource {
                     // A filter whose command exited 0 before the end of its input (head, say)
                     // ended the run successfully; the channel then told the sender that the
                     // receiver stopped reading, which is no failure of this side.
-                    .onErrorResume(e -> result.get() != null && e instanceof ProtocolException pe
+                    .onErrorResume(e -> result.get() != null && e instanceof RdmaFluxException pe
                             && pe.code() == ErrorCode.CANCELLED, e -> Mono.fromSupplier(result::get))
                     .doOnCancel(cancelled::tryEmitEmpty);
         });

@@ -5,7 +5,7 @@ import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.connector.tree.TreeEntry;
 import io.rdmaflux.connector.tree.TreeListener;
 import io.rdmaflux.connector.tree.TreeSink;
-import io.rdmaflux.protocol.RemoteText;
+import io.rdmaflux.text.RemoteText;
 import java.util.Objects;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;

@@ -10,8 +10,8 @@ import io.rdmaflux.connector.FileSink;
 import io.rdmaflux.connector.FileSource;
 import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.connector.SourceOptions;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.TransportKind;
 import java.io.IOException;
@@ -140,11 +140,11 @@ class ChannelPipelineTest {
         int port = bound.get(LIMIT.toSeconds(), TimeUnit.SECONDS).getPort();
         StepVerifier.create(Pipeline.from(FileSource.of(in)).via(ZstdStage.spec(1))
                         .to(SendSink.create("127.0.0.1", port, KEY).transport(TransportKind.TCP)).run())
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(ProtocolException.class)
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(RdmaFluxException.class)
                         .hasMessageContaining("did not encrypt"))
                 .verify(LIMIT);
         StepVerifier.create(Mono.fromFuture(received))
-                .expectErrorSatisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.CODEC))
+                .expectErrorSatisfies(e -> assertThat(((RdmaFluxException) e).code()).isEqualTo(ErrorCode.CODEC))
                 .verify(LIMIT);
         assertThat(out).doesNotExist();
     }
@@ -182,7 +182,7 @@ class ChannelPipelineTest {
             (cancelReceiver ? receiving : sending).dispose();
             CompletableFuture<Throwable> other = cancelReceiver ? senderFailed : receiverFailed;
             assertThat(other.get(LIMIT.toSeconds(), TimeUnit.SECONDS))
-                    .as("the other end fails").isInstanceOf(ProtocolException.class);
+                    .as("the other end fails").isInstanceOf(RdmaFluxException.class);
             await("the partial file removed").atMost(LIMIT).until(() -> TestFiles.count(out.getParent()) == 0);
             receiving.dispose();
             sending.dispose();
@@ -194,7 +194,7 @@ class ChannelPipelineTest {
         StepVerifier.create(Pipeline.from(ReceiveSource.create(0, KEY).bind("127.0.0.1").transport(TransportKind.TCP)
                                 .timeout(Duration.ofMillis(300)))
                         .to(FileSink.of(dir.resolve("out"))).run())
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(ProtocolException.class)
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(RdmaFluxException.class)
                         .hasMessage("no sender arrived within 300 ms"))
                 .verify(LIMIT);
     }

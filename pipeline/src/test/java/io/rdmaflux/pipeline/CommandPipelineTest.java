@@ -6,8 +6,8 @@ import io.rdmaflux.connector.CommandFilter;
 import io.rdmaflux.connector.CommandSource;
 import io.rdmaflux.connector.FileSink;
 import io.rdmaflux.connector.FileSource;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.TransportKind;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -66,7 +66,7 @@ class CommandPipelineTest {
 
         assertThat(head.get(LIMIT.toSeconds(), TimeUnit.SECONDS).sink().bytes()).isEqualTo(1000);
         assertThat(out).hasSize(1000);
-        assertThat(sent).isInstanceOfSatisfying(ProtocolException.class,
+        assertThat(sent).isInstanceOfSatisfying(RdmaFluxException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.CANCELLED)).hasMessageStartingWith("receiver reported: ");
     }
 

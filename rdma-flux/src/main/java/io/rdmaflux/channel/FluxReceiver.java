@@ -1,7 +1,7 @@
 package io.rdmaflux.channel;
 
-import io.rdmaflux.protocol.ControlFrames;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.internal.protocol.ControlFrames;
 import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.FrameHandler;

@@ -1,8 +1,8 @@
 package io.rdmaflux.channel;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.Transport;
@@ -121,14 +121,14 @@ public final class FluxSender {
         return Mono.defer(() -> {
             InetSocketAddress address = new InetSocketAddress(host, port);
             if (address.isUnresolved()) {
-                return Mono.error(new ProtocolException(ErrorCode.CONNECT, "cannot resolve host '" + host + "'"));
+                return Mono.error(new RdmaFluxException(ErrorCode.CONNECT, "cannot resolve host '" + host + "'"));
             }
             List<Transport> candidates = transport != null ? List.of(transport) : Transports.select(kind);
             long attempts = Math.max(1, options.connectTimeout().toMillis() / RETRY_DELAY.toMillis());
             return attempt(candidates, 0, address, options)
                     .retryWhen(Retry.fixedDelay(attempts, RETRY_DELAY)
-                            .filter(e -> e instanceof ProtocolException pe && pe.code() == ErrorCode.CONNECT)
-                            .onRetryExhaustedThrow((spec, signal) -> new ProtocolException(ErrorCode.CONNECT,
+                            .filter(e -> e instanceof RdmaFluxException pe && pe.code() == ErrorCode.CONNECT)
+                            .onRetryExhaustedThrow((spec, signal) -> new RdmaFluxException(ErrorCode.CONNECT,
                                     signal.failure().getMessage() + " (gave up after "
                                             + options.connectTimeout().toSeconds() + " s)")))
                     .doOnNext(c -> log.info("connected over {}", c.describe()));

@@ -1,8 +1,8 @@
 package io.rdmaflux.channel;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -41,7 +41,7 @@ final class InboundCopies {
                 ByteBuffer b = chunk.buffer();
                 int n = b.remaining();
                 if (n > maxBytes - size) {
-                    throw new ProtocolException(ErrorCode.SINK_FAILED, "the stream is longer than the "
+                    throw new RdmaFluxException(ErrorCode.SINK_FAILED, "the stream is longer than the "
                             + maxBytes + " bytes aggregate(" + maxBytes + ") accepts");
                 }
                 if (size + n > bytes.length) {

@@ -20,7 +20,7 @@ import reactor.core.publisher.Mono;
  *
  * <p>Each form completes only after the sender's END frame has been checked against what arrived
  * (byte count and CRC32C); a stream cut short, corrupted or failed on the other side ends with a
- * {@link io.rdmaflux.protocol.ProtocolException} instead. Demand drives everything: each released
+ * {@link io.rdmaflux.error.RdmaFluxException} instead. Demand drives everything: each released
  * lease frees a receive slot, and freed slots go back to the sender as credits.
  */
 public interface InboundStream {
@@ -45,8 +45,8 @@ public interface InboundStream {
     /**
      * The whole stream in one heap buffer (position 0, limit the stream's length), emitted once
      * the stream has completed. A stream longer than {@code maxBytes} fails the Mono as soon as
-     * it grows past the bound, with a {@link io.rdmaflux.protocol.ProtocolException} of code
-     * {@link io.rdmaflux.protocol.ErrorCode#SINK_FAILED} that names it; memory never exceeds
+     * it grows past the bound, with a {@link io.rdmaflux.error.RdmaFluxException} of code
+     * {@link io.rdmaflux.error.ErrorCode#SINK_FAILED} that names it; memory never exceeds
      * about {@code maxBytes}.
      *
      * @param maxBytes the longest stream accepted, at least 0

@@ -1,17 +1,18 @@
 package io.rdmaflux.channel;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ControlFrames;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.internal.protocol.ControlFrames;
+import io.rdmaflux.internal.protocol.Hello;
+import io.rdmaflux.internal.protocol.StreamChecksum;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.Hello;
-import io.rdmaflux.protocol.ProtocolException;
-import io.rdmaflux.protocol.StreamChecksum;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.FrameConnection;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -22,7 +23,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
-import java.util.concurrent.TimeUnit;
 import reactor.util.concurrent.Queues;
 
 /**
@@ -79,7 +79,7 @@ final class ReceiverSession extends SessionBase {
      * acknowledge.
      */
     private volatile boolean handlerSucceeded;
-    private volatile ProtocolException failure;
+    private volatile RdmaFluxException failure;
     private volatile boolean cancelled;
 
     /** A session admitted by {@code admission} (which counts it until its handshake ends). */
@@ -111,7 +111,7 @@ final class ReceiverSession extends SessionBase {
 
     /** Cancels the stream on the application's behalf: the sender is told, the handler cancelled. */
     void cancel() {
-        fail(new ProtocolException(ErrorCode.CANCELLED, "receiver cancelled the stream " + progress()));
+        fail(new RdmaFluxException(ErrorCode.CANCELLED, "receiver cancelled the stream " + progress()));
     }
 
     /**
@@ -119,7 +119,7 @@ final class ReceiverSession extends SessionBase {
      * places are taken ({@link Admission}).
      */
     void displace() {
-        fail(new ProtocolException(ErrorCode.BUSY,
+        fail(new RdmaFluxException(ErrorCode.BUSY,
                 "receiver busy: a newer connection took this one's place before it authenticated"));
     }
 
@@ -139,7 +139,7 @@ final class ReceiverSession extends SessionBase {
             case AUTH -> onAuth(ControlFrames.decodeAuth(payload));
             case METADATA -> onMetadata(StreamMetadata.decode(payload));
             case END -> onEnd(ControlFrames.decodeEnd(payload));
-            default -> throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected " + type + " frame from sender");
+            default -> throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected " + type + " frame from sender");
         }
     }
 
@@ -150,12 +150,12 @@ final class ReceiverSession extends SessionBase {
 
     private void onAuth(byte[] proof) {
         if (isAuthenticated()) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected AUTH from sender");
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected AUTH from sender");
         }
         verifyPeerAuth(proof);
         endHandshake();
         if (!admission.claim(this)) {
-            throw new ProtocolException(ErrorCode.BUSY, "receiver busy: it already serves a stream");
+            throw new RdmaFluxException(ErrorCode.BUSY, "receiver busy: it already serves a stream");
         }
         markAuthenticated();
         // The ring must be ready before the sender learns its credits from our AUTH.
@@ -172,7 +172,7 @@ final class ReceiverSession extends SessionBase {
 
     private void onMetadata(StreamMetadata metadata) {
         if (!isAuthenticated() || streamStarted) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected METADATA from sender");
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected METADATA from sender");
         }
         streamStarted = true;
         if (isFinished()) {
@@ -188,7 +188,7 @@ final class ReceiverSession extends SessionBase {
         } catch (RuntimeException e) {
             handlerEnded.tryEmitEmpty();
             // A handler may refuse a stream with its own code (an unknown codec, say).
-            throw ProtocolException.wrap(e, ErrorCode.SINK_FAILED);
+            throw RdmaFluxException.wrap(e, ErrorCode.SINK_FAILED);
         }
         // The handler's own run says when it ended, cancelled included: a failure on another
         // thread may dispose the swap before this subscription is in it (update then disposes
@@ -203,7 +203,7 @@ final class ReceiverSession extends SessionBase {
         if (isFinished() || !streamStarted) {
             payload.release();
             if (!isFinished()) {
-                fail(new ProtocolException(ErrorCode.PROTOCOL, "DATA before METADATA"));
+                fail(new RdmaFluxException(ErrorCode.PROTOCOL, "DATA before METADATA"));
             }
             return;
         }
@@ -215,7 +215,7 @@ final class ReceiverSession extends SessionBase {
         Sinks.EmitResult emitted = inbound.tryEmitNext(lease);
         if (emitted == Sinks.EmitResult.FAIL_OVERFLOW) {
             lease.releaseQuietly();
-            fail(new ProtocolException(ErrorCode.PROTOCOL, "sender exceeded its credits"));
+            fail(new RdmaFluxException(ErrorCode.PROTOCOL, "sender exceeded its credits"));
         } else if (emitted != Sinks.EmitResult.OK) {
             // The application cancelled: frames still in flight are dropped.
             lease.releaseQuietly();
@@ -235,14 +235,14 @@ final class ReceiverSession extends SessionBase {
 
     private void onEnd(ControlFrames.End end) {
         if (!streamStarted) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "END before METADATA");
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, "END before METADATA");
         }
         if (end.bytes() != checksum.bytes()) {
-            throw new ProtocolException(ErrorCode.TRUNCATED, "stream incomplete: the sender sent " + end.bytes()
+            throw new RdmaFluxException(ErrorCode.TRUNCATED, "stream incomplete: the sender sent " + end.bytes()
                     + " bytes but " + checksum.bytes() + " arrived");
         }
         if (end.crc() != checksum.crc()) {
-            throw new ProtocolException(ErrorCode.CHECKSUM, "checksum mismatch: the " + checksum.bytes()
+            throw new RdmaFluxException(ErrorCode.CHECKSUM, "checksum mismatch: the " + checksum.bytes()
                     + " bytes received differ from those sent");
         }
         endVerified = true;
@@ -255,7 +255,7 @@ final class ReceiverSession extends SessionBase {
     private void onHandlerComplete() {
         handlerDone = true;
         if (!endVerified) {
-            fail(new ProtocolException(ErrorCode.CANCELLED, "receiver stopped reading " + progress()));
+            fail(new RdmaFluxException(ErrorCode.CANCELLED, "receiver stopped reading " + progress()));
             return;
         }
         handlerSucceeded = true;
@@ -264,7 +264,7 @@ final class ReceiverSession extends SessionBase {
 
     private void onHandlerError(Throwable t) {
         handlerDone = true;
-        fail(ProtocolException.wrap(t, ErrorCode.SINK_FAILED));
+        fail(RdmaFluxException.wrap(t, ErrorCode.SINK_FAILED));
     }
 
     private void maybeAcknowledge() {
@@ -298,7 +298,7 @@ final class ReceiverSession extends SessionBase {
     }
 
     @Override
-    void onFailed(ProtocolException error) {
+    void onFailed(RdmaFluxException error) {
         failure = error;
         endHandshake();
         boolean reading = subscribed.get();
@@ -349,7 +349,7 @@ final class ReceiverSession extends SessionBase {
         public Flux<Chunk> receiveChunks() {
             return Flux.defer(() -> {
                 if (!subscribed.compareAndSet(false, true)) {
-                    ProtocolException failed = failure;
+                    RdmaFluxException failed = failure;
                     return Flux.error(failed != null ? failed
                             : new IllegalStateException("an inbound stream can be subscribed to only once"));
                 }
@@ -360,7 +360,7 @@ final class ReceiverSession extends SessionBase {
                 // is the reason worth reporting; give the handler a moment to say it.
                 if (!endVerified) {
                     cancelled = true;
-                    timers.scheduler().schedule(() -> fail(new ProtocolException(ErrorCode.CANCELLED,
+                    timers.scheduler().schedule(() -> fail(new RdmaFluxException(ErrorCode.CANCELLED,
                             "receiver cancelled the stream " + progress())), CANCEL_GRACE_MS, TimeUnit.MILLISECONDS);
                 }
             })

@@ -1,12 +1,12 @@
 package io.rdmaflux.channel;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ControlFrames;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.internal.protocol.ControlFrames;
+import io.rdmaflux.internal.protocol.Hello;
+import io.rdmaflux.internal.protocol.StreamChecksum;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.Hello;
-import io.rdmaflux.protocol.ProtocolException;
-import io.rdmaflux.protocol.StreamChecksum;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.FrameConnection;
 import java.nio.ByteBuffer;
@@ -75,7 +75,7 @@ final class SenderSession extends SessionBase {
                 // (and logged as such) on the subscriber that cancelled.
                 .doFinally(s -> {
                     if (s == SignalType.CANCEL) {
-                        fail(new ProtocolException(ErrorCode.CANCELLED, "sender cancelled the stream " + progress()));
+                        fail(new RdmaFluxException(ErrorCode.CANCELLED, "sender cancelled the stream " + progress()));
                     }
                 });
     }
@@ -86,7 +86,7 @@ final class SenderSession extends SessionBase {
             case AUTH -> onAuth(ControlFrames.decodeAuth(payload));
             case CREDIT -> onCredit(ControlFrames.decodeCredit(payload));
             case END_ACK -> onEndAck(ControlFrames.decodeEndAck(payload));
-            default -> throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected " + type + " frame from receiver");
+            default -> throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected " + type + " frame from receiver");
         }
     }
 
@@ -101,7 +101,7 @@ final class SenderSession extends SessionBase {
         Session session;
         synchronized (this) {
             if (isAuthenticated()) {
-                throw new ProtocolException(ErrorCode.PROTOCOL, "unexpected AUTH from receiver");
+                throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected AUTH from receiver");
             }
             verifyPeerAuth(proof);
             markAuthenticated();
@@ -114,7 +114,7 @@ final class SenderSession extends SessionBase {
             source = body.apply(session);
         } catch (RuntimeException e) {
             // A handler may refuse a stream with its own code (an unknown codec, say).
-            throw ProtocolException.wrap(e, ErrorCode.SOURCE_FAILED);
+            throw RdmaFluxException.wrap(e, ErrorCode.SOURCE_FAILED);
         }
         source.subscribe(upstream);
     }
@@ -122,11 +122,11 @@ final class SenderSession extends SessionBase {
     private void onCredit(int n) {
         synchronized (this) {
             if (!isAuthenticated()) {
-                throw new ProtocolException(ErrorCode.PROTOCOL, "CREDIT before authentication");
+                throw new RdmaFluxException(ErrorCode.PROTOCOL, "CREDIT before authentication");
             }
             credits += n;
             if (credits > peerHello.receiveSlots()) {
-                throw new ProtocolException(ErrorCode.PROTOCOL, "receiver granted more credits than its ring holds");
+                throw new RdmaFluxException(ErrorCode.PROTOCOL, "receiver granted more credits than its ring holds");
             }
             drainPending();
         }
@@ -136,7 +136,7 @@ final class SenderSession extends SessionBase {
     @Override
     public void onDataFrame(Chunk payload) {
         payload.release();
-        fail(new ProtocolException(ErrorCode.PROTOCOL, "receiver sent a DATA frame"));
+        fail(new RdmaFluxException(ErrorCode.PROTOCOL, "receiver sent a DATA frame"));
     }
 
     @Override
@@ -151,10 +151,10 @@ final class SenderSession extends SessionBase {
     private void onEndAck(long bytes) {
         synchronized (this) {
             if (!endSent) {
-                throw new ProtocolException(ErrorCode.PROTOCOL, "END_ACK before END");
+                throw new RdmaFluxException(ErrorCode.PROTOCOL, "END_ACK before END");
             }
             if (bytes != checksum.bytes()) {
-                throw new ProtocolException(ErrorCode.CHECKSUM, "receiver confirmed " + bytes + " bytes, "
+                throw new RdmaFluxException(ErrorCode.CHECKSUM, "receiver confirmed " + bytes + " bytes, "
                         + checksum.bytes() + " were sent");
             }
         }
@@ -256,7 +256,7 @@ final class SenderSession extends SessionBase {
     }
 
     @Override
-    void onFailed(ProtocolException error) {
+    void onFailed(RdmaFluxException error) {
         upstream.cancel();
         synchronized (this) {
             while (!pending.isEmpty()) {
@@ -294,7 +294,7 @@ final class SenderSession extends SessionBase {
 
         @Override
         protected void hookOnError(Throwable t) {
-            fail(ProtocolException.wrap(t, ErrorCode.SOURCE_FAILED));
+            fail(RdmaFluxException.wrap(t, ErrorCode.SOURCE_FAILED));
         }
     }
 }

@@ -1,14 +1,14 @@
 package io.rdmaflux.channel;
 
-import io.rdmaflux.protocol.Authenticator;
-import io.rdmaflux.protocol.ControlFrames;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.FrameSeal;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.internal.protocol.Authenticator;
+import io.rdmaflux.internal.protocol.ControlFrames;
+import io.rdmaflux.internal.protocol.FrameSeal;
+import io.rdmaflux.internal.protocol.Hello;
+import io.rdmaflux.internal.protocol.SessionKeys;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.Hello;
-import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.ProtocolVersion;
-import io.rdmaflux.protocol.SessionKeys;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.FrameHandler;
 import java.nio.ByteBuffer;
@@ -113,12 +113,12 @@ abstract class SessionBase implements FrameHandler {
     /**
      * Verifies the peer's AUTH; from the next frame on, the peer's frames must be sealed.
      *
-     * @throws ProtocolException AUTHENTICATION when the proof does not verify
+     * @throws RdmaFluxException AUTHENTICATION when the proof does not verify
      */
     final void verifyPeerAuth(byte[] proof) {
         Hello.Role peer = role == Hello.Role.SENDER ? Hello.Role.RECEIVER : Hello.Role.SENDER;
         if (!keys.verify(peer, proof)) {
-            throw new ProtocolException(ErrorCode.AUTHENTICATION, "authentication failed: the " + peerRole()
+            throw new RdmaFluxException(ErrorCode.AUTHENTICATION, "authentication failed: the " + peerRole()
                     + " at " + connection.describe() + " used a different key (or the handshake was altered on the way)");
         }
         incoming = keys.seal(peer);
@@ -161,18 +161,18 @@ abstract class SessionBase implements FrameHandler {
         try {
             if (type != FrameType.METADATA && payload.remaining() > ProtocolVersion.MAX_SMALL_CONTROL_PAYLOAD) {
                 // Transports may check this earlier (TCP does, before reading the payload).
-                throw new ProtocolException(ErrorCode.PROTOCOL, type + " frame of " + payload.remaining()
+                throw new RdmaFluxException(ErrorCode.PROTOCOL, type + " frame of " + payload.remaining()
                         + " bytes is too large");
             }
             FrameSeal seal = incoming;
             if (seal != null) {
                 payload = seal.open(type, payload);
             } else if (peerHello == null && type != FrameType.HELLO && type != FrameType.ERROR) {
-                throw new ProtocolException(ErrorCode.VERSION, connection.describe() + " is not an rdma-flux "
+                throw new RdmaFluxException(ErrorCode.VERSION, connection.describe() + " is not an rdma-flux "
                         + peerRole() + " (its first frame was " + type + ", not HELLO)");
             } else if (type != FrameType.HELLO && type != FrameType.AUTH && type != FrameType.ERROR
                     && type != FrameType.PING) {
-                throw new ProtocolException(ErrorCode.PROTOCOL, type + " frame from the " + peerRole()
+                throw new RdmaFluxException(ErrorCode.PROTOCOL, type + " frame from the " + peerRole()
                         + " before it authenticated");
             }
             switch (type) {
@@ -181,21 +181,21 @@ abstract class SessionBase implements FrameHandler {
                 case HELLO -> onPeerHello(payload);
                 default -> onControl(type, payload);
             }
-        } catch (ProtocolException e) {
+        } catch (RdmaFluxException e) {
             fail(e);
         } catch (RuntimeException e) {
-            fail(ProtocolException.wrap(e, ErrorCode.INTERNAL));
+            fail(RdmaFluxException.wrap(e, ErrorCode.INTERNAL));
         }
     }
 
     private void onPeerHello(ByteBuffer payload) {
         if (peerHello != null) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "a second HELLO from " + connection.describe());
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, "a second HELLO from " + connection.describe());
         }
         ByteBuffer asSent = ByteBuffer.allocate(payload.remaining()).put(payload.duplicate()).flip();
         Hello hello = Hello.decode(payload);
         if (hello.role() == role) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, connection.describe() + " is an rdma-flux "
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, connection.describe() + " is an rdma-flux "
                     + (role == Hello.Role.SENDER ? "sender" : "receiver") + " too; a sender connects to a receiver");
         }
         keys = role == Hello.Role.SENDER ? authenticator.keys(localHello, asSent) : authenticator.keys(asSent, localHello);
@@ -218,7 +218,7 @@ abstract class SessionBase implements FrameHandler {
      * Ends the session with a local failure: tells the peer why (one ERROR frame), closes the
      * connection and reports the failure to the application.
      */
-    final void fail(ProtocolException error) {
+    final void fail(RdmaFluxException error) {
         if (!finish()) {
             return;
         }
@@ -235,7 +235,7 @@ abstract class SessionBase implements FrameHandler {
      * Ends the session because the peer sent an ERROR frame; an unauthenticated peer's code
      * is kept only if it is one of {@link #UNAUTHENTICATED_CODES}.
      */
-    private void failFromPeer(ProtocolException peerError, boolean authentic) {
+    private void failFromPeer(RdmaFluxException peerError, boolean authentic) {
         if (!finish()) {
             return;
         }
@@ -246,7 +246,7 @@ abstract class SessionBase implements FrameHandler {
                     connection.describe(), code);
             code = ErrorCode.PROTOCOL;
         }
-        onFailed(ProtocolException.fromPeer(code, reported(peerRole(), peerError.getMessage())));
+        onFailed(RdmaFluxException.fromPeer(code, reported(peerRole(), peerError.getMessage())));
     }
 
     /**
@@ -290,9 +290,9 @@ abstract class SessionBase implements FrameHandler {
         if (isFinished()) {
             return;
         }
-        if (cause instanceof ProtocolException broken) {
+        if (cause instanceof RdmaFluxException broken) {
             // The peer broke the framing: before its HELLO, it is no rdma-flux peer at all.
-            fail(peerHello != null ? broken : new ProtocolException(ErrorCode.VERSION, connection.describe()
+            fail(peerHello != null ? broken : new RdmaFluxException(ErrorCode.VERSION, connection.describe()
                     + " is not an rdma-flux " + peerRole() + " (" + broken.getMessage() + ")"));
             return;
         }
@@ -301,7 +301,7 @@ abstract class SessionBase implements FrameHandler {
         String why = cause == null
                 ? "closed the connection without a word (its process died, or the connection was cut)"
                 : "connection failed: " + describe(cause);
-        fail(new ProtocolException(ErrorCode.TRUNCATED, peerRole() + " " + why + " " + progress()));
+        fail(new RdmaFluxException(ErrorCode.TRUNCATED, peerRole() + " " + why + " " + progress()));
     }
 
     private void tick() {
@@ -311,10 +311,10 @@ abstract class SessionBase implements FrameHandler {
         // Checked once a heartbeat: a timeout fires at the first tick at or after its deadline.
         long now = timers.now();
         if (!authenticated && now - startedAt >= options.handshakeTimeout().toNanos()) {
-            fail(new ProtocolException(ErrorCode.TIMEOUT, "handshake with " + connection.describe()
+            fail(new RdmaFluxException(ErrorCode.TIMEOUT, "handshake with " + connection.describe()
                     + " did not complete within " + options.handshakeTimeout().toSeconds() + " s"));
         } else if (now - lastHeard >= options.idleTimeout().toNanos()) {
-            fail(new ProtocolException(ErrorCode.TIMEOUT, "no word from the " + peerRole() + " for "
+            fail(new RdmaFluxException(ErrorCode.TIMEOUT, "no word from the " + peerRole() + " for "
                     + options.idleTimeout().toSeconds() + " s " + progress()));
         } else if (authenticated && now - lastSent >= options.heartbeat().toNanos() / 2) {
             // No PING during the handshake (its own timeout is the clock there): a sender's
@@ -336,5 +336,5 @@ abstract class SessionBase implements FrameHandler {
     abstract String progress();
 
     /** Reports a final failure to the application (called once). */
-    abstract void onFailed(ProtocolException error);
+    abstract void onFailed(RdmaFluxException error);
 }

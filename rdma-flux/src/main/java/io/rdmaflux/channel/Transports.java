@@ -1,7 +1,7 @@
 package io.rdmaflux.channel;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportProvider;
@@ -87,7 +87,7 @@ public final class Transports {
         if (!kind.isAuto()) {
             String why = unavailableReason(kind.name());
             if (why != null) {
-                throw new ProtocolException(ErrorCode.TRANSPORT_UNAVAILABLE,
+                throw new RdmaFluxException(ErrorCode.TRANSPORT_UNAVAILABLE,
                         TransportProviders.display(kind.name()) + " transport unavailable: " + why);
             }
             return List.of(TransportProviders.find(kind.name()).orElseThrow().transport());
@@ -105,7 +105,7 @@ public final class Transports {
             }
         }
         if (out.isEmpty()) {
-            throw new ProtocolException(ErrorCode.TRANSPORT_UNAVAILABLE, "no transport usable: " + unusable.stream()
+            throw new RdmaFluxException(ErrorCode.TRANSPORT_UNAVAILABLE, "no transport usable: " + unusable.stream()
                     .map(p -> TransportProviders.display(p.name()) + ": " + p.unavailableReason()).toList());
         }
         for (TransportProvider p : unusable) {

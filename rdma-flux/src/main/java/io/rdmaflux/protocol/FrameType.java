@@ -1,5 +1,8 @@
 package io.rdmaflux.protocol;
 
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
+
 /**
  * The kinds of frame in protocol version 2; {@code docs/protocol.md} gives each one's layout.
  * The code is the byte that identifies the frame on the wire.
@@ -46,12 +49,12 @@ public enum FrameType {
     /**
      * The frame type for a wire code.
      *
-     * @throws ProtocolException for an unknown code
+     * @throws RdmaFluxException for an unknown code
      */
     public static FrameType of(int code) {
         FrameType t = code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
         if (t == null) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "unknown frame type " + code);
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, "unknown frame type " + code);
         }
         return t;
     }

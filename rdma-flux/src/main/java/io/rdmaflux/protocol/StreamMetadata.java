@@ -1,5 +1,8 @@
 package io.rdmaflux.protocol;
 
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.internal.protocol.FrameSeal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -87,7 +90,7 @@ public record StreamMetadata(Map<String, String> attributes) {
         try {
             int n = Short.toUnsignedInt(b.getShort());
             if (n > MAX_ATTRIBUTES) {
-                throw new ProtocolException(ErrorCode.PROTOCOL, "too many metadata attributes");
+                throw new RdmaFluxException(ErrorCode.PROTOCOL, "too many metadata attributes");
             }
             Map<String, String> m = new LinkedHashMap<>();
             for (int i = 0; i < n; i++) {
@@ -95,7 +98,7 @@ public record StreamMetadata(Map<String, String> attributes) {
                 b.get(k);
                 int vlen = b.getInt();
                 if (vlen < 0 || vlen > b.remaining()) {
-                    throw new ProtocolException(ErrorCode.PROTOCOL, "malformed metadata");
+                    throw new RdmaFluxException(ErrorCode.PROTOCOL, "malformed metadata");
                 }
                 byte[] v = new byte[vlen];
                 b.get(v);
@@ -103,7 +106,7 @@ public record StreamMetadata(Map<String, String> attributes) {
             }
             return new StreamMetadata(m);
         } catch (java.nio.BufferUnderflowException e) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "malformed metadata");
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, "malformed metadata");
         }
     }
 

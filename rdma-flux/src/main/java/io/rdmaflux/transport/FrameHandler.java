@@ -30,7 +30,7 @@ public interface FrameHandler {
     /**
      * The connection is gone, or no further frame can be read from it. {@code cause} is null
      * when the peer closed it in an orderly way, which the engine treats as truncation unless
-     * the stream had already ended; a {@link io.rdmaflux.protocol.ProtocolException} when the
+     * the stream had already ended; a {@link io.rdmaflux.error.RdmaFluxException} when the
      * peer broke the framing (unknown frame type, a frame too large, DATA before
      * {@link FrameConnection#acceptData()}), after which the engine answers ERROR and closes.
      */

@@ -17,7 +17,7 @@ public interface Transport {
     /** Null when this transport can be used here, otherwise a one-line reason why not. */
     String unavailableReason();
 
-    /** Connects to a listening peer; fails with a {@code ProtocolException} of code CONNECT. */
+    /** Connects to a listening peer; fails with a {@code RdmaFluxException} of code CONNECT. */
     Mono<FrameConnection> connect(InetSocketAddress address, TransportOptions options);
 
     /**

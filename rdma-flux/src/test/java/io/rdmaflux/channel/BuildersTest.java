@@ -3,8 +3,8 @@ package io.rdmaflux.channel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.memory.MemoryTransport;
@@ -104,8 +104,8 @@ class BuildersTest {
             sender.port(port).send(Flux.just(ByteBuffer.wrap(new byte[] {1, 2, 3}))).block(WAIT);
             assertThat(received).as("the stream the receiver took").containsExactly(new byte[] {1, 2, 3});
             assertThatThrownBy(() -> sender.key(key).port(port).send(Flux.just(ByteBuffer.wrap(new byte[] {4}))).block(WAIT))
-                    .isInstanceOf(ProtocolException.class)
-                    .satisfies(e -> assertThat(((ProtocolException) e).code())
+                    .isInstanceOf(RdmaFluxException.class)
+                    .satisfies(e -> assertThat(((RdmaFluxException) e).code())
                             .isEqualTo(ErrorCode.AUTHENTICATION));
             assertThat(received).as("nothing from the refused sender").hasSize(1);
         } finally {

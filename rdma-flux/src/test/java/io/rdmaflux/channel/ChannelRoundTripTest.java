@@ -3,8 +3,8 @@ package io.rdmaflux.channel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.memory.MemoryTransport;
 import io.rdmaflux.transport.tcp.TcpTransport;
@@ -69,9 +69,9 @@ class ChannelRoundTripTest {
                         .transport(transport).send(Flux.just(ByteBuffer.wrap(new byte[10])))
                         .doFinally(s -> server.dispose()));
         assertThatThrownBy(() -> receiver.block(Duration.ofSeconds(10)))
-                .isInstanceOf(ProtocolException.class)
+                .isInstanceOf(RdmaFluxException.class)
                 .hasMessageContaining("authentication failed")
-                .satisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.AUTHENTICATION));
+                .satisfies(e -> assertThat(((RdmaFluxException) e).code()).isEqualTo(ErrorCode.AUTHENTICATION));
     }
 
     static Stream<String> transports() {
@@ -117,7 +117,7 @@ class ChannelRoundTripTest {
                     .transport(transport).options(SMALL)
                     .send(Flux.range(0, 100).map(i -> ByteBuffer.wrap(new byte[4096])))
                     .block(Duration.ofSeconds(10)))
-                    .isInstanceOf(ProtocolException.class)
+                    .isInstanceOf(RdmaFluxException.class)
                     .hasMessageContaining("No space left on device");
         } finally {
             server.dispose();

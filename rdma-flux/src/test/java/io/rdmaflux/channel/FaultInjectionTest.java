@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.memory.MemoryTransport;
 import io.rdmaflux.transport.memory.MemoryTransport.Verdict;
@@ -57,8 +57,8 @@ class FaultInjectionTest {
     }
 
     private static void assertCode(Throwable t, ErrorCode code, String text) {
-        assertThat(t).isInstanceOf(ProtocolException.class).hasMessageContaining(text);
-        assertThat(((ProtocolException) t).code()).isEqualTo(code);
+        assertThat(t).isInstanceOf(RdmaFluxException.class).hasMessageContaining(text);
+        assertThat(((RdmaFluxException) t).code()).isEqualTo(code);
     }
 
     @Test
@@ -82,7 +82,7 @@ class FaultInjectionTest {
                 type == FrameType.DATA && data.incrementAndGet() == 3 ? Verdict.DROP : Verdict.DELIVER);
         Outcome o = run(t, 3);
         assertCode(o.receiver(), ErrorCode.TRUNCATED, "stream incomplete");
-        assertThat(o.sender()).isInstanceOf(ProtocolException.class);
+        assertThat(o.sender()).isInstanceOf(RdmaFluxException.class);
     }
 
     @Test
@@ -176,7 +176,7 @@ class FaultInjectionTest {
         try {
             assertThatThrownBy(() -> FluxSender.create().port(server.address().getPort()).key("k").transport(t)
                     .options(quick).send(Mono.just(ByteBuffer.allocate(1))).block(WAIT))
-                    .isInstanceOf(ProtocolException.class).hasMessageContaining("handshake");
+                    .isInstanceOf(RdmaFluxException.class).hasMessageContaining("handshake");
         } finally {
             server.dispose();
         }

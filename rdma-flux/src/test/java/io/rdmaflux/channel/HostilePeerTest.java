@@ -4,13 +4,13 @@ import static io.rdmaflux.channel.Outcomes.assertCode;
 import static io.rdmaflux.channel.Outcomes.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.hostile.RawPeer;
 import io.rdmaflux.hostile.RawPeer.Frame;
-import io.rdmaflux.protocol.ControlFrames;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.internal.protocol.ControlFrames;
+import io.rdmaflux.internal.protocol.Hello;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.Hello;
-import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.ProtocolVersion;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.tcp.TcpTransport;
@@ -231,7 +231,7 @@ class HostilePeerTest {
             r.awaitStream();
             Throwable wrong = failure(FluxSender.create().host("127.0.0.1").port(r.address().getPort()).key("another key")
                     .transport(new TcpTransport()).options(OPTIONS).send(Mono.just(ByteBuffer.allocate(100))));
-            assertThat(wrong).isInstanceOf(ProtocolException.class);
+            assertThat(wrong).isInstanceOf(RdmaFluxException.class);
             try (RawPeer peer = RawPeer.connect(r.address())) {
                 peer.frame(FrameType.HELLO, hello()).frame(FrameType.AUTH, random(32));
                 assertThat(peer.readUntilClosed()).last().extracting(Frame::frameType).isEqualTo(FrameType.ERROR);
@@ -294,7 +294,7 @@ class HostilePeerTest {
                 assertThat(fourth.read().frameType()).as("the fourth is admitted too").isEqualTo(FrameType.HELLO);
                 List<Frame> frames = idle.get(0).readUntilClosed();
                 assertThat(frames).as("what the longest waiting one got").hasSize(1);
-                ProtocolException displaced = ControlFrames.decodeError(frames.get(0).buffer());
+                RdmaFluxException displaced = ControlFrames.decodeError(frames.get(0).buffer());
                 assertThat(displaced.code()).isEqualTo(ErrorCode.BUSY);
                 assertThat(displaced).hasMessageContaining("took this one's place");
                 // Three strangers still hold every place; the real sender comes in all the same.
@@ -399,7 +399,7 @@ class HostilePeerTest {
     void aStreamThatAuthenticatedIsTheOutcomeEvenWhenItFails() {
         try (OneStream r = new OneStream()) {
             PacedSender real = new PacedSender(r.address()).emit(1, 100_000);
-            real.data.emitError(new ProtocolException(ErrorCode.SOURCE_FAILED, "input went away"),
+            real.data.emitError(new RdmaFluxException(ErrorCode.SOURCE_FAILED, "input went away"),
                     Sinks.EmitFailureHandler.busyLooping(WAIT));
             assertCode(failure(real.result), ErrorCode.SOURCE_FAILED);
             Throwable outcome = failure(r.outcome);

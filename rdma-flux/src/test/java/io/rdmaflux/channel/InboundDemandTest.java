@@ -6,8 +6,8 @@ import static io.rdmaflux.channel.TestData.awaitZero;
 
 import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -80,9 +80,9 @@ class InboundDemandTest {
                     .expectNextCount(3)
                     .verifyComplete();
             assertThatThrownBy(() -> pair.sent.block(WAIT))
-                    .isInstanceOf(ProtocolException.class)
+                    .isInstanceOf(RdmaFluxException.class)
                     .hasMessageContaining("cancelled")
-                    .satisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.CANCELLED));
+                    .satisfies(e -> assertThat(((RdmaFluxException) e).code()).isEqualTo(ErrorCode.CANCELLED));
             awaitZero(pair.transport::slotsInUse, "receive slots leased");
             awaitZero(source::outstanding, "source buffers leased");
         }
@@ -148,9 +148,9 @@ class InboundDemandTest {
             pair.send(s -> pooled(source, 10).concatWith(Mono.error(new java.io.IOException("disk read error"))));
             StepVerifier.create(pair.stream().receive())
                     .expectNextCount(10)
-                    .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(ProtocolException.class)
+                    .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(RdmaFluxException.class)
                             .hasMessageContaining("disk read error")
-                            .satisfies(x -> assertThat(((ProtocolException) x).code()).isEqualTo(ErrorCode.SOURCE_FAILED)))
+                            .satisfies(x -> assertThat(((RdmaFluxException) x).code()).isEqualTo(ErrorCode.SOURCE_FAILED)))
                     .verify(WAIT);
             assertThatThrownBy(() -> pair.sent.block(WAIT)).hasMessageContaining("disk read error");
             awaitZero(pair.transport::slotsInUse, "receive slots leased");
@@ -170,7 +170,7 @@ class InboundDemandTest {
                     .expectNextCount(5)
                     .then(sending::dispose)
                     .expectErrorSatisfies(e -> assertThat(e).hasMessageContaining("sender cancelled")
-                            .satisfies(x -> assertThat(((ProtocolException) x).code()).isEqualTo(ErrorCode.CANCELLED)))
+                            .satisfies(x -> assertThat(((RdmaFluxException) x).code()).isEqualTo(ErrorCode.CANCELLED)))
                     .verify(WAIT);
             awaitZero(source::outstanding, "source buffers leased");
             awaitZero(pair.transport::slotsInUse, "receive slots leased");

@@ -3,7 +3,7 @@ package io.rdmaflux.channel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.memory.MemoryTransport;
 import java.io.ByteArrayOutputStream;

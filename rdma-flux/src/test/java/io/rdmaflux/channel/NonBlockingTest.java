@@ -22,7 +22,7 @@ class NonBlockingTest {
         BlockHound.install(builder -> builder
                 // Nonces come from SecureRandom, which reads /dev/urandom; on Linux that read
                 // never waits, so it is allowed on the event loop where sessions begin.
-                .allowBlockingCallsInside("io.rdmaflux.protocol.Authenticator", "newNonce"));
+                .allowBlockingCallsInside("io.rdmaflux.internal.protocol.Authenticator", "newNonce"));
     }
 
     @Test

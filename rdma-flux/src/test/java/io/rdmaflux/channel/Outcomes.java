@@ -2,8 +2,8 @@ package io.rdmaflux.channel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.time.Duration;
 import reactor.core.publisher.Mono;
 
@@ -27,7 +27,7 @@ final class Outcomes {
 
     /** {@code t} is a stream failure classified as {@code code}. */
     static void assertCode(Throwable t, ErrorCode code) {
-        assertThat(t).isInstanceOf(ProtocolException.class);
-        assertThat(((ProtocolException) t).code()).as("code of: %s", t.getMessage()).isEqualTo(code);
+        assertThat(t).isInstanceOf(RdmaFluxException.class);
+        assertThat(((RdmaFluxException) t).code()).as("code of: %s", t.getMessage()).isEqualTo(code);
     }
 }

@@ -5,9 +5,9 @@ import static io.rdmaflux.channel.Outcomes.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.TransportServer;
 import io.rdmaflux.transport.memory.MemoryTransport;
@@ -280,7 +280,7 @@ class ReceiverOutcomeTest {
         Sinks.Many<Chunk> data = Sinks.many().unicast().onBackpressureBuffer();
         SingleStreamServer server = FluxReceiver.create().port(0).key("k").transport(t).options(OPTIONS)
                 .handle(in -> in.receive().take(2).then(Mono.error(
-                        new ProtocolException(ErrorCode.INTERRUPTED, "receiver interrupted by SIGINT"))))
+                        new RdmaFluxException(ErrorCode.INTERRUPTED, "receiver interrupted by SIGINT"))))
                 .bindOne().block(WAIT);
         Mono<Void> outcome = server.outcome().cache();
         outcome.subscribe(v -> { }, e -> { });
@@ -306,12 +306,12 @@ class ReceiverOutcomeTest {
         outcome.subscribe(v -> { }, e -> { });
         Throwable sender = failure(FluxSender.create().port(server.address().getPort()).key("k").transport(t).options(OPTIONS)
                 .send(StreamMetadata.empty(), s -> chunks(3).concatWith(Mono.error(
-                        new ProtocolException(ErrorCode.INTERRUPTED, "sender interrupted by SIGINT")))));
+                        new RdmaFluxException(ErrorCode.INTERRUPTED, "sender interrupted by SIGINT")))));
         assertCode(sender, ErrorCode.INTERRUPTED);
         Throwable receiver = failure(outcome);
         assertCode(receiver, ErrorCode.INTERRUPTED);
         assertThat(receiver).hasMessageContaining("sender reported: sender interrupted by SIGINT");
-        assertThat(handlerSaw.join()).as("what the handler's data ended with").isInstanceOf(ProtocolException.class);
+        assertThat(handlerSaw.join()).as("what the handler's data ended with").isInstanceOf(RdmaFluxException.class);
     }
 
     @Test
@@ -326,7 +326,7 @@ class ReceiverOutcomeTest {
         outcome.subscribe(v -> { }, e -> { });
         failure(FluxSender.create().port(server.address().getPort()).key("k").transport(t).options(OPTIONS)
                 .send(StreamMetadata.empty(), s -> chunks(3).concatWith(Mono.error(
-                        new ProtocolException(ErrorCode.SOURCE_FAILED, "input went away")))));
+                        new RdmaFluxException(ErrorCode.SOURCE_FAILED, "input went away")))));
         assertCode(failure(outcome), ErrorCode.SOURCE_FAILED);
         assertThat(cleanedUp).as("the handler had finished its clean-up when the outcome came").isTrue();
     }

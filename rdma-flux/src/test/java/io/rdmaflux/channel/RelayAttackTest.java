@@ -4,11 +4,11 @@ import static io.rdmaflux.channel.Outcomes.assertCode;
 import static io.rdmaflux.channel.Outcomes.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.hostile.FrameRelay;
 import io.rdmaflux.hostile.FrameRelay.Direction;
 import io.rdmaflux.hostile.RawPeer.Frame;
-import io.rdmaflux.protocol.ControlFrames;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.internal.protocol.ControlFrames;
 import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.tcp.TcpTransport;

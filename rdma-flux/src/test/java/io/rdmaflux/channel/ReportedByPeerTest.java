@@ -5,8 +5,8 @@ import static io.rdmaflux.channel.Outcomes.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.memory.MemoryTransport;
 import java.nio.ByteBuffer;
@@ -16,7 +16,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * {@link ProtocolException#reportedByPeer()}: set on the failure a side learns from its peer's
+ * {@link RdmaFluxException#reportedByPeer()}: set on the failure a side learns from its peer's
  * ERROR frame, never on the side's own failure, so that a tool running many streams (rdpipe's
  * hops) names the one that failed first rather than its neighbours, without reading messages.
  */
@@ -38,12 +38,12 @@ class ReportedByPeerTest {
         outcome.subscribe(v -> { }, e -> { });
         Throwable sender = failure(FluxSender.create().port(server.address().getPort()).key("k").transport(t)
                 .options(OPTIONS).send(StreamMetadata.empty(), s -> chunks(3).concatWith(Mono.error(
-                        new ProtocolException(ErrorCode.SOURCE_FAILED, "input went away")))));
+                        new RdmaFluxException(ErrorCode.SOURCE_FAILED, "input went away")))));
         assertCode(sender, ErrorCode.SOURCE_FAILED);
-        assertThat(((ProtocolException) sender).reportedByPeer()).as("the sender's own failure").isFalse();
+        assertThat(((RdmaFluxException) sender).reportedByPeer()).as("the sender's own failure").isFalse();
         Throwable receiver = failure(outcome);
         assertCode(receiver, ErrorCode.SOURCE_FAILED);
-        assertThat(((ProtocolException) receiver).reportedByPeer()).as("what the receiver was told").isTrue();
+        assertThat(((RdmaFluxException) receiver).reportedByPeer()).as("what the receiver was told").isTrue();
     }
 
     /** A relay passes on what its own peer reported: the sender hears it once, not once per hop. */
@@ -53,7 +53,7 @@ class ReportedByPeerTest {
             MemoryTransport t = new MemoryTransport();
             SingleStreamServer server = FluxReceiver.create().port(0).key("k").transport(t).options(OPTIONS)
                     .handle(in -> in.receive().take(1).then(Mono.<Void>error(
-                            new ProtocolException(ErrorCode.SINK_FAILED, said)))).bindOne().block(WAIT);
+                            new RdmaFluxException(ErrorCode.SINK_FAILED, said)))).bindOne().block(WAIT);
             server.outcome().subscribe(v -> { }, e -> { });
             Throwable sender = failure(FluxSender.create().port(server.address().getPort()).key("k").transport(t)
                     .options(OPTIONS).send(StreamMetadata.empty(), s -> chunks(3).concatWith(Flux.never())));
@@ -72,20 +72,20 @@ class ReportedByPeerTest {
         Throwable sender = failure(FluxSender.create().port(server.address().getPort()).key("k").transport(t)
                 .options(OPTIONS).send(StreamMetadata.empty(), s -> chunks(3).concatWith(Flux.never())));
         assertCode(sender, ErrorCode.CANCELLED);
-        assertThat(((ProtocolException) sender).reportedByPeer()).isTrue();
+        assertThat(((RdmaFluxException) sender).reportedByPeer()).isTrue();
         Throwable receiver = failure(outcome);
         assertCode(receiver, ErrorCode.CANCELLED);
-        assertThat(((ProtocolException) receiver).reportedByPeer()).isFalse();
+        assertThat(((RdmaFluxException) receiver).reportedByPeer()).isFalse();
     }
 
     @Test
     void wrappingKeepsTheFlagAndNewFailuresAreOwn() {
-        ProtocolException peer = ProtocolException.fromPeer(ErrorCode.CHECKSUM, "receiver reported: mismatch");
-        assertThat(ProtocolException.wrap(peer, ErrorCode.INTERNAL)).isSameAs(peer);
-        assertThat(new ProtocolException(ErrorCode.CHECKSUM, "receiver reported: mismatch").reportedByPeer())
+        RdmaFluxException peer = RdmaFluxException.fromPeer(ErrorCode.CHECKSUM, "receiver reported: mismatch");
+        assertThat(RdmaFluxException.wrap(peer, ErrorCode.INTERNAL)).isSameAs(peer);
+        assertThat(new RdmaFluxException(ErrorCode.CHECKSUM, "receiver reported: mismatch").reportedByPeer())
                 .as("a message alone decides nothing").isFalse();
-        assertThat(ProtocolException.wrap(new IllegalStateException("x"), ErrorCode.INTERNAL).reportedByPeer()).isFalse();
-        assertThat(ProtocolException.isReportedByPeer(new IllegalStateException("wrapped", peer))).isTrue();
-        assertThat(ProtocolException.isReportedByPeer(new IllegalStateException("x"))).isFalse();
+        assertThat(RdmaFluxException.wrap(new IllegalStateException("x"), ErrorCode.INTERNAL).reportedByPeer()).isFalse();
+        assertThat(RdmaFluxException.isReportedByPeer(new IllegalStateException("wrapped", peer))).isTrue();
+        assertThat(RdmaFluxException.isReportedByPeer(new IllegalStateException("x"))).isFalse();
     }
 }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ControlFrames;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.internal.protocol.ControlFrames;
 import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.FrameConnection;
@@ -123,8 +123,8 @@ class TimersTest {
                     fromSender.add(type);
                     if (type == FrameType.HELLO) {
                         // A receiver's HELLO, then silence: the sender's AUTH is never answered.
-                        c.sendControl(FrameType.HELLO, new io.rdmaflux.protocol.Hello(
-                                io.rdmaflux.protocol.Hello.Role.RECEIVER, new byte[32], 4096, 4).encode());
+                        c.sendControl(FrameType.HELLO, new io.rdmaflux.internal.protocol.Hello(
+                                io.rdmaflux.internal.protocol.Hello.Role.RECEIVER, new byte[32], 4096, 4).encode());
                     }
                 }))).block(WAIT);
         try {

@@ -3,8 +3,8 @@ package io.rdmaflux.channel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportProvider;
@@ -65,7 +65,7 @@ class TransportProviderTest {
                 .hasMessage("unknown transport 'infiniband' (expected auto, memory, rdma, tcp or unplugged)");
         // A kind may name a transport that is not found here: selecting it says so in one line.
         assertThatThrownBy(() -> Transports.select(TransportKind.of("quic")))
-                .isInstanceOfSatisfying(ProtocolException.class,
+                .isInstanceOfSatisfying(RdmaFluxException.class,
                         e -> assertThat(e.code()).isEqualTo(ErrorCode.TRANSPORT_UNAVAILABLE))
                 .hasMessage("QUIC transport unavailable: this build has no QUIC transport");
         assertThatThrownBy(() -> TransportKind.of("no such")).isExactlyInstanceOf(IllegalArgumentException.class)
@@ -75,7 +75,7 @@ class TransportProviderTest {
     @Test
     void anUnusableTransportFailsWhenNamedAndAutoGoesOnWithoutIt() {
         assertThatThrownBy(() -> Transports.select(TransportKind.parse("unplugged")))
-                .isInstanceOfSatisfying(ProtocolException.class,
+                .isInstanceOfSatisfying(RdmaFluxException.class,
                         e -> assertThat(e.code()).isEqualTo(ErrorCode.TRANSPORT_UNAVAILABLE))
                 .hasMessage("UNPLUGGED transport unavailable: no cable in this test");
         assertThat(Transports.unavailableReason("unplugged")).isEqualTo("no cable in this test");

@@ -1,8 +1,8 @@
 package io.rdmaflux.hostile;
 
-import io.rdmaflux.protocol.Authenticator;
+import io.rdmaflux.internal.protocol.Authenticator;
+import io.rdmaflux.internal.protocol.Hello;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.Hello;
 import io.rdmaflux.protocol.ProtocolVersion;
 import java.io.DataInputStream;
 import java.io.EOFException;

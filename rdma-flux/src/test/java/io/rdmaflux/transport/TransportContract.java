@@ -9,9 +9,9 @@ import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.channel.SingleStreamServer;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.ProtocolException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -129,8 +129,8 @@ public abstract class TransportContract {
         server.dispose();
         server.onDispose().block(WAIT);
         assertThatThrownBy(() -> transport.connect(gone, OPTIONS).block(WAIT))
-                .isInstanceOf(ProtocolException.class)
-                .satisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.CONNECT));
+                .isInstanceOf(RdmaFluxException.class)
+                .satisfies(e -> assertThat(((RdmaFluxException) e).code()).isEqualTo(ErrorCode.CONNECT));
     }
 
     /** Frames of random sizes, each arrives whole and alone, in order, with its bytes. */
@@ -225,10 +225,10 @@ public abstract class TransportContract {
             // The first connection made is the sender's: its loss is what a receiver sees when the sending host dies.
             assertThat(connected).as("connections the sender made").hasSize(1);
             connected.get(0).close();
-            assertThatThrownBy(() -> outcome.block(WAIT)).isInstanceOf(ProtocolException.class)
-                    .satisfies(e -> assertThat(((ProtocolException) e).code()).as("%s", e.getMessage())
+            assertThatThrownBy(() -> outcome.block(WAIT)).isInstanceOf(RdmaFluxException.class)
+                    .satisfies(e -> assertThat(((RdmaFluxException) e).code()).as("%s", e.getMessage())
                             .isEqualTo(ErrorCode.TRUNCATED));
-            assertThatThrownBy(() -> sent.block(WAIT)).as("the sender fails too").isInstanceOf(ProtocolException.class);
+            assertThatThrownBy(() -> sent.block(WAIT)).as("the sender fails too").isInstanceOf(RdmaFluxException.class);
         } finally {
             server.disposeNow(WAIT);
         }

@@ -7,8 +7,8 @@ import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.codec.CodecSpec;
 import io.rdmaflux.codec.CodecStage;
 import io.rdmaflux.codec.RecordAssembler;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.nio.ByteBuffer;
 import java.util.function.Function;
 import java.util.zip.CRC32C;
@@ -44,7 +44,7 @@ public final class Crc32cStage implements CodecStage {
         public int recordLength(ByteBuffer b, int offset) {
             int n = b.getInt(offset);
             if (n < 0 || n > RecordAssembler.MAX_RECORD - HEADER - TRAILER) {
-                throw new ProtocolException(ErrorCode.CODEC, "crc32c: corrupt stream (record length " + n + ")");
+                throw new RdmaFluxException(ErrorCode.CODEC, "crc32c: corrupt stream (record length " + n + ")");
             }
             return HEADER + n + TRAILER;
         }
@@ -105,7 +105,7 @@ public final class Crc32cStage implements CodecStage {
         crc.update(payload.duplicate());
         if ((int) crc.getValue() != r.getInt(p + HEADER + n)) {
             record.release();
-            throw new ProtocolException(ErrorCode.CODEC, "crc32c: checksum mismatch, the data was corrupted");
+            throw new RdmaFluxException(ErrorCode.CODEC, "crc32c: checksum mismatch, the data was corrupted");
         }
         // Hand on a view of the payload; releasing it releases the record.
         return Chunk.of(payload.slice(), record::release);

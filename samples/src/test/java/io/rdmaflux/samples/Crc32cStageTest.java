@@ -9,7 +9,7 @@ import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.codec.CodecRegistry;
 import io.rdmaflux.codec.CodecStage;
 import io.rdmaflux.codec.CodecStageContract;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.RdmaFluxException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -57,7 +57,7 @@ class Crc32cStageTest extends CodecStageContract {
         byte[] crcOnly = bytes(CodecChain.parse("crc32c:1").encode(Flux.just(Chunk.wrap(ByteBuffer.wrap(data))), ctx));
         crcOnly[50_000] ^= 1;
         assertThatThrownBy(() -> bytes(CodecChain.parse("crc32c:1").decode(pieces(crcOnly, 5000), ctx)))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("crc32c: checksum mismatch");
+                .isInstanceOf(RdmaFluxException.class).hasMessageContaining("crc32c: checksum mismatch");
     }
 
     static Flux<Chunk> pieces(byte[] b, int size) {

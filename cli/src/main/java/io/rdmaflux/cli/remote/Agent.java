@@ -1,7 +1,7 @@
 package io.rdmaflux.cli.remote;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -68,8 +68,8 @@ public final class Agent {
         Mono<Void> aborted();
 
         /** The failure a job's streams end with when {@link #aborted()} fires. */
-        default ProtocolException abortError() {
-            return new ProtocolException(ErrorCode.CANCELLED, "cancelled: the coordinator or its ssh connection went away");
+        default RdmaFluxException abortError() {
+            return new RdmaFluxException(ErrorCode.CANCELLED, "cancelled: the coordinator or its ssh connection went away");
         }
     }
 
@@ -142,9 +142,9 @@ public final class Agent {
         AgentMessage.Job received;
         try {
             received = Mono.firstWithSignal(job.asMono(),
-                            eof.asMono().then(Mono.error(() -> new ProtocolException(ErrorCode.CANCELLED,
+                            eof.asMono().then(Mono.error(() -> new RdmaFluxException(ErrorCode.CANCELLED,
                                     "the coordinator went away before sending a job"))))
-                    .timeout(JOB_TIMEOUT, Mono.error(() -> new ProtocolException(ErrorCode.TIMEOUT,
+                    .timeout(JOB_TIMEOUT, Mono.error(() -> new RdmaFluxException(ErrorCode.TIMEOUT,
                             "no job within " + JOB_TIMEOUT.toSeconds() + " s")))
                     .block();
         } catch (RuntimeException e) {
@@ -184,7 +184,7 @@ public final class Agent {
         try {
             Mono<Void> work = Mono.defer(() -> runner.run(received, control));
             // The job fails its own streams on abort; this is the backstop for one that does not end.
-            ProtocolException overdue = control.abortError();
+            RdmaFluxException overdue = control.abortError();
             Mono<Void> backstop = eof.asMono().then(Mono.delay(ABORT_GRACE)).then(Mono.error(overdue));
             Throwable failure = await(Mono.firstWithSignal(work, backstop));
             if (failure == overdue) {
@@ -214,7 +214,7 @@ public final class Agent {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             running.dispose();
-            return new ProtocolException(ErrorCode.CANCELLED, "the agent was interrupted");
+            return new RdmaFluxException(ErrorCode.CANCELLED, "the agent was interrupted");
         }
         return failure.get();
     }
@@ -239,7 +239,7 @@ public final class Agent {
             failures = capped(p.failures());
         }
         send(out, new AgentMessage.Done(status, bytes, messages.apply(e), failures,
-                ProtocolException.isReportedByPeer(e)));
+                RdmaFluxException.isReportedByPeer(e)));
         return status;
     }
 
@@ -272,7 +272,7 @@ public final class Agent {
                     }
                     m = AgentMessage.parse(line);
                 } catch (IllegalArgumentException e) {
-                    job.tryEmitError(new ProtocolException(ErrorCode.PROTOCOL, "bad message from the coordinator: "
+                    job.tryEmitError(new RdmaFluxException(ErrorCode.PROTOCOL, "bad message from the coordinator: "
                             + e.getMessage()));
                     break;
                 }

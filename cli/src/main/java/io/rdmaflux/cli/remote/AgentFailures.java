@@ -1,7 +1,7 @@
 package io.rdmaflux.cli.remote;
 
 import io.rdmaflux.cli.remote.RemoteException.Kind;
-import io.rdmaflux.protocol.RemoteText;
+import io.rdmaflux.text.RemoteText;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

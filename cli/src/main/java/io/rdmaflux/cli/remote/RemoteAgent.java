@@ -1,7 +1,7 @@
 package io.rdmaflux.cli.remote;
 
 import io.rdmaflux.cli.remote.RemoteException.Kind;
-import io.rdmaflux.protocol.RemoteText;
+import io.rdmaflux.text.RemoteText;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;

@@ -53,7 +53,7 @@ public final class RemoteException extends RuntimeException {
 
     /**
      * @param reportedByPeer for {@link Kind#JOB_FAILED}: the job's failure is one its channel
-     *                       peer reported (see {@code ProtocolException.reportedByPeer()})
+     *                       peer reported (see {@code RdmaFluxException.reportedByPeer()})
      */
     public RemoteException(Kind kind, RemoteHost host, int remoteStatus, String message, List<String> failures,
                            boolean reportedByPeer) {

@@ -1,6 +1,6 @@
 package io.rdmaflux.cli.remote;
 
-import io.rdmaflux.protocol.RemoteText;
+import io.rdmaflux.text.RemoteText;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayDeque;

@@ -1,8 +1,8 @@
 package io.rdmaflux.connector.tree;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
-import io.rdmaflux.protocol.RemoteText;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.text.RemoteText;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -195,9 +195,9 @@ final class TreeFormat {
 
     /**
      * A stream that breaks the format's rules: bad data, as a codec's (exit 65), not a bug. The
-     * message quotes the sender's paths and words, so it is sanitized (io.rdmaflux.protocol.RemoteText).
+     * message quotes the sender's paths and words, so it is sanitized (io.rdmaflux.text.RemoteText).
      */
-    static ProtocolException malformed(String message) {
-        return new ProtocolException(ErrorCode.CODEC, "refused tree stream: " + RemoteText.sanitize(message, MAX_MESSAGE));
+    static RdmaFluxException malformed(String message) {
+        return new RdmaFluxException(ErrorCode.CODEC, "refused tree stream: " + RemoteText.sanitize(message, MAX_MESSAGE));
     }
 }

@@ -2,8 +2,8 @@ package io.rdmaflux.connector.tree;
 
 import static io.rdmaflux.connector.tree.TreeFormat.malformed;
 
-import io.rdmaflux.protocol.ProtocolException;
-import io.rdmaflux.protocol.RemoteText;
+import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.text.RemoteText;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -17,7 +17,7 @@ import java.nio.charset.StandardCharsets;
  * whatever bytes came and calls the handler for every record completed, passing file contents
  * through as slices of the input (no copy). Checks the layout strictly (lengths, known types,
  * strict UTF-8), and an entry's fields with {@link TreeRules#entry} (path syntax, kinds, flags),
- * and fails with a PROTOCOL {@link ProtocolException} that says where; what the records mean
+ * and fails with a PROTOCOL {@link RdmaFluxException} that says where; what the records mean
  * (ids, sizes, parents) is the handler's to check, with {@link TreeRules} too.
  */
 final class TreeParser {
@@ -94,7 +94,7 @@ final class TreeParser {
     }
 
     /** The stream ended: fails unless it ended right after its END record. */
-    void finish() throws ProtocolException {
+    void finish() throws RdmaFluxException {
         if (state != State.DONE) {
             throw malformed("the stream ended without its END record after " + offset
                     + " bytes (truncated)");
@@ -144,7 +144,7 @@ final class TreeParser {
         }
     }
 
-    private void startBody(long length) throws ProtocolException {
+    private void startBody(long length) throws RdmaFluxException {
         long at = offset - TreeFormat.RECORD_HEADER;
         if (type == TreeFormat.DATA) {
             if (length < 4) {
@@ -195,7 +195,7 @@ final class TreeParser {
                 int status = b.get() & 0xff;
                 long length = b.getLong();
                 int crc = b.getInt();
-                // Only ever shown: made safe where it enters (io.rdmaflux.protocol.RemoteText).
+                // Only ever shown: made safe where it enters (io.rdmaflux.text.RemoteText).
                 String reason = RemoteText.sanitize(string(b, TreeFormat.MAX_TEXT, "reason"), TreeFormat.MAX_TEXT);
                 exhausted(b);
                 if (status != TreeFormat.STATUS_OK && status != TreeFormat.STATUS_FAILED) {
@@ -245,7 +245,7 @@ final class TreeParser {
         handler.entry(id, TreeRules.entry(id, kindCode, flags, mode, mtime, size, path, link, sum), flags);
     }
 
-    private String string(ByteBuffer b, int max, String what) throws ProtocolException {
+    private String string(ByteBuffer b, int max, String what) throws RdmaFluxException {
         if (b.remaining() < 2) {
             throw malformed("a record ends inside its " + what);
         }
@@ -265,7 +265,7 @@ final class TreeParser {
         }
     }
 
-    private static void exhausted(ByteBuffer b) throws ProtocolException {
+    private static void exhausted(ByteBuffer b) throws RdmaFluxException {
         if (b.hasRemaining()) {
             throw malformed("a record has " + b.remaining() + " bytes more than its fields");
         }

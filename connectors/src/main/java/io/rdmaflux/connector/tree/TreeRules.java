@@ -2,7 +2,7 @@ package io.rdmaflux.connector.tree;
 
 import static io.rdmaflux.connector.tree.TreeFormat.malformed;
 
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.RdmaFluxException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Locale;
@@ -103,7 +103,7 @@ final class TreeRules {
      * path by the same rules), the container flag on a root directory only, contents on files only.
      */
     static TreeEntry entry(int id, int kindCode, int flags, int mode, long mtime, long size, String path,
-                           String link, byte[] sum) throws ProtocolException {
+                           String link, byte[] sum) throws RdmaFluxException {
         TreeEntry.Kind kind = TreeEntry.Kind.of(kindCode);
         String where = "entry " + id + " '" + path + "'";
         if (kind == null) {
@@ -141,7 +141,7 @@ final class TreeRules {
     // ---- the sequence ----------------------------------------------------------------------
 
     /** The stream's header flags: a listing where a listing is expected, a tree where a tree is. */
-    void header(int flags) throws ProtocolException {
+    void header(int flags) throws RdmaFluxException {
         boolean isListing = (flags & TreeFormat.FLAG_LISTING) != 0;
         if (isListing && !listing) {
             throw malformed("a listing where a tree with contents was expected");
@@ -156,7 +156,7 @@ final class TreeRules {
      * counts what it makes this side hold; the sink then writes it ({@link Verdict#WRITE}) or
      * fails it ({@link Verdict#SKIP}, its directory failed: it fails with it, as a directory too).
      */
-    Verdict entry(int id, TreeEntry e, int flags) throws ProtocolException {
+    Verdict entry(int id, TreeEntry e, int flags) throws RdmaFluxException {
         if (listing) {
             if ((id & 0xffffffffL) != nextId++) {
                 throw malformed("entry " + id + " out of sequence");
@@ -249,7 +249,7 @@ final class TreeRules {
      * Whether the file hard link {@code e} names arrived; refused when it names no file this
      * stream wrote. (Ask once every file before it has been reported.)
      */
-    boolean hardLinkTargetArrived(TreeEntry e) throws ProtocolException {
+    boolean hardLinkTargetArrived(TreeEntry e) throws RdmaFluxException {
         int state = linkTargets.state(TreeFormat.utf8(e.link()));
         if (state < 0) {
             throw malformed("hard link '" + e.path() + "' names '" + e.link()
@@ -261,7 +261,7 @@ final class TreeRules {
     // ---- contents ----------------------------------------------------------------------------
 
     /** The contents of entry {@code id} follow: at most {@code maxOpenFiles} files may be open at once. */
-    void opened(int id, TreeEntry e) throws ProtocolException {
+    void opened(int id, TreeEntry e) throws RdmaFluxException {
         if (open.size() >= maxOpenFiles) {
             throw malformed("more than " + maxOpenFiles + " files open at once (entry '" + e.path() + "')");
         }
@@ -273,7 +273,7 @@ final class TreeRules {
      * (thrown) when that file is not open; past its declared size the refusal is returned, for
      * the caller to remove what it wrote before throwing it; null when it fits.
      */
-    ProtocolException contents(int id, String record, long n) throws ProtocolException {
+    RdmaFluxException contents(int id, String record, long n) throws RdmaFluxException {
         Open f = file(id, record);
         // received <= size always holds, so this cannot overflow as received + n could.
         if (n > f.size - f.received) {
@@ -290,7 +290,7 @@ final class TreeRules {
      *
      * @param failure the sender's reason, null when it read the file whole
      */
-    ProtocolException fileEnd(int id, String failure, long length) throws ProtocolException {
+    RdmaFluxException fileEnd(int id, String failure, long length) throws RdmaFluxException {
         Open f = file(id, "FILE_END");
         open.remove(id);
         if (failure != null) {
@@ -299,7 +299,7 @@ final class TreeRules {
         }
         try {
             senderOkBytes = add(senderOkBytes, length, "the bytes of the files sent");
-        } catch (ProtocolException sums) {
+        } catch (RdmaFluxException sums) {
             return sums;   // not thrown: the caller removes the file being written first
         }
         if (length != f.received || length != f.size) {
@@ -309,7 +309,7 @@ final class TreeRules {
         return null;
     }
 
-    private Open file(int id, String record) throws ProtocolException {
+    private Open file(int id, String record) throws RdmaFluxException {
         if (listing) {
             throw malformed("contents in a listing");
         }
@@ -328,7 +328,7 @@ final class TreeRules {
     }
 
     /** END: no file open, its counts the stream's, and there was a root. */
-    void end(long entries, long okBytes, long senderFailureCount) throws ProtocolException {
+    void end(long entries, long okBytes, long senderFailureCount) throws RdmaFluxException {
         if (listing) {
             if (entries != nextId) {
                 throw malformed("END counts " + entries + " entries, the listing had " + nextId);
@@ -361,7 +361,7 @@ final class TreeRules {
      * its directories, the files hard links may name, and with deletion every entry's name.
      * Counted in bytes, not entries: long paths cost what they weigh.
      */
-    private void checkHeld(String where) throws ProtocolException {
+    private void checkHeld(String where) throws RdmaFluxException {
         long held = directoryBytes + linkTargets.bytes() + names.bytes();
         if (held > maxHeld) {
             // The sender's path last: a long one is what the message's length limit cuts.
@@ -373,7 +373,7 @@ final class TreeRules {
     }
 
     /** {@code a + b}, sums of sizes a sender declared: past the largest long the stream is refused, never wrapped. */
-    static long add(long a, long b, String what) throws ProtocolException {
+    static long add(long a, long b, String what) throws RdmaFluxException {
         try {
             return Math.addExact(a, b);
         } catch (ArithmeticException x) {

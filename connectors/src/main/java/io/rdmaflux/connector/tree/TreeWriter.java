@@ -2,7 +2,7 @@ package io.rdmaflux.connector.tree;
 
 import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.WriteTarget;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.RdmaFluxException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -231,7 +231,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
 
     /** The open file {@code id}, which {@code n} more bytes of contents fit. */
     private IncomingFile contents(int id, String record, long n) throws IOException {
-        ProtocolException refused = rules.contents(id, record, n);
+        RdmaFluxException refused = rules.contents(id, record, n);
         IncomingFile f = open.get(id);
         if (refused != null) {
             f.discard();
@@ -243,7 +243,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     @Override
     public void fileEnd(int id, String failure, long length, int crc) throws IOException {
         IncomingFile f = open.remove(id);
-        ProtocolException refused = rules.fileEnd(id, failure, length);
+        RdmaFluxException refused = rules.fileEnd(id, failure, length);
         TreeEntry e = f.entry;
         if (failure != null) {
             f.discard();

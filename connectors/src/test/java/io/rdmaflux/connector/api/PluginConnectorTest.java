@@ -14,7 +14,7 @@ import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.connector.Source;
 import io.rdmaflux.connector.SourceOptions;
 import io.rdmaflux.connector.WriteTarget;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -9,8 +9,8 @@ import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.channel.ReceiverServer;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.TransportKind;
 import java.io.IOException;
@@ -230,7 +230,7 @@ class HostileTreeBoundsTest {
         byte[] stream = c.bytes();
         assertThatThrownBy(() -> assertTimeoutPreemptively(HANG_GUARD,
                 () -> TreeSink.of(dest).writeTree(Trees.chunks(stream, 3)).block(T)))
-                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
+                .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
                 .hasMessageStartingWith("refused tree stream: ")
                 .hasMessageContaining(reason);
         try {

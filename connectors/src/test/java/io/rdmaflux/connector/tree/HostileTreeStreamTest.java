@@ -4,8 +4,8 @@ import static io.rdmaflux.connector.tree.Trees.T;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -190,7 +190,7 @@ class HostileTreeStreamTest {
         // A refused stream's message quotes the entry's path: sanitized too.
         assertThatThrownBy(() -> TreeSink.of(dest).writeTree(Trees.chunks(Crafted.tree()
                 .file("../\u001b[2J\u001b]0;t\u0007x", PAYLOAD).end().bytes(), 3)).block(T))
-                .isInstanceOf(ProtocolException.class)
+                .isInstanceOf(RdmaFluxException.class)
                 .hasMessageStartingWith("refused tree stream: entry 1 '../??x'")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain(OBEYED));
     }
@@ -214,7 +214,7 @@ class HostileTreeStreamTest {
     /** The stream, cut into 3-byte pieces, is refused with {@code reason}; nothing escaped. */
     private void refused(byte[] stream, String reason) {
         assertThatThrownBy(() -> TreeSink.of(dest).writeTree(Trees.chunks(stream, 3)).block(T))
-                .isInstanceOfSatisfying(ProtocolException.class,
+                .isInstanceOfSatisfying(RdmaFluxException.class,
                         e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
                 .hasMessageStartingWith("refused tree stream: ")
                 .hasMessageContaining(reason);

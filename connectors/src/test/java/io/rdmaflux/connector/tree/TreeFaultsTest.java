@@ -9,7 +9,7 @@ import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.connector.ChannelSource;
 import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.SourceOptions;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -4,8 +4,8 @@ import static io.rdmaflux.connector.tree.Trees.T;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -74,8 +74,8 @@ class TreeListingMemoryTest {
         byte[] stream = c.end().bytes();
         assertThat(stream.length).isGreaterThan(3 << 20);
         assertThatThrownBy(() -> TreeListing.read(Trees.chunks(stream, 64 * 1024), 1 << 20).block(T))
-                .isInstanceOf(ProtocolException.class)
-                .satisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.CODEC))
+                .isInstanceOf(RdmaFluxException.class)
+                .satisfies(e -> assertThat(((RdmaFluxException) e).code()).isEqualTo(ErrorCode.CODEC))
                 .hasMessageContaining("the listing needs more than 1 MiB of memory here")
                 .hasMessageContaining("RDFLUX_JAVA_OPTS=-Xmx");
     }
@@ -124,6 +124,6 @@ class TreeListingMemoryTest {
         Listing c = listing().dir("d").entry(Crafted.FILE, 1, "d/x", "").entry(Crafted.FILE, 2, "d/y", "")
                 .entry(Crafted.FILE, 3, "d/x", "");
         assertThatThrownBy(() -> read(c.end(), 1 << 30))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("'d/x' is listed twice");
+                .isInstanceOf(RdmaFluxException.class).hasMessageContaining("'d/x' is listed twice");
     }
 }

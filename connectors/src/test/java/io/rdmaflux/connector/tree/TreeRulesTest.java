@@ -11,8 +11,8 @@ import io.rdmaflux.connector.tree.RuleStreams.End;
 import io.rdmaflux.connector.tree.RuleStreams.Ent;
 import io.rdmaflux.connector.tree.RuleStreams.FileEnd;
 import io.rdmaflux.connector.tree.RuleStreams.Rec;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -85,7 +85,7 @@ class TreeRulesTest {
                 try {
                     RuleStreams.drive(b.stream(), rules(b.stream()));
                     fail("accepted: " + why);
-                } catch (ProtocolException e) {
+                } catch (RdmaFluxException e) {
                     assertThat(e.getMessage()).as(why).isEqualTo(b.message());
                     assertThat(e.code()).as(why).isEqualTo(ErrorCode.CODEC);
                 }
@@ -108,7 +108,7 @@ class TreeRulesTest {
                 byte[] stream = RuleStreams.render(b.stream());
                 assertThatThrownBy(() -> TreeSink.of(dest).writeTree(Trees.chunks(stream, 1 + r.nextInt(4000))).block(T))
                         .as(why)
-                        .isInstanceOf(ProtocolException.class)
+                        .isInstanceOf(RdmaFluxException.class)
                         // then what the sink did about it: "; no partial file left ..."
                         .hasMessageStartingWith(b.message() + "; ");
                 n++;

@@ -3,8 +3,8 @@ package io.rdmaflux.connector.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -58,7 +58,7 @@ class TreeSinkMemoryTest {
         byte[] stream = c.end().bytes();
         TreeWriter w = new TreeWriter(dir.resolve("dest"), TreeSinkOptions.defaults(), 1 << 20);
         assertThatThrownBy(() -> write(w, stream))
-                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
+                .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CODEC))
                 .hasMessageContaining("writing this tree needs more than 1 MiB of memory here")
                 .hasMessageContaining("RDFLUX_JAVA_OPTS=-Xmx");
         w.abort();

@@ -1,6 +1,7 @@
 package io.rdmaflux.pipeline.plugin;
 
 import io.rdmaflux.codec.CodecSpec;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.pipeline.Pipeline;
 import io.rdmaflux.pipeline.config.ConfigError;
 import io.rdmaflux.pipeline.config.InvalidOptionException;
@@ -8,7 +9,6 @@ import io.rdmaflux.pipeline.config.ListType;
 import io.rdmaflux.pipeline.config.OptionSpec;
 import io.rdmaflux.pipeline.config.OptionValues;
 import io.rdmaflux.pipeline.config.ValueType;
-import io.rdmaflux.protocol.ProtocolException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -89,7 +89,7 @@ final class Validator {
             CodecSpec spec = part.plugin().spec(part.values());
             registry.codecs().resolve(spec);
             return spec;
-        } catch (ProtocolException | IllegalArgumentException e) {
+        } catch (RdmaFluxException | IllegalArgumentException e) {
             error(raw.type().line(), raw.type().key(), e.getMessage());
             return null;
         }

@@ -6,9 +6,9 @@ import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaConnParam;
 import com.ibm.disni.verbs.RdmaEventChannel;
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.FrameHandler;
 import io.rdmaflux.transport.TransportOptions;
@@ -80,7 +80,7 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
     private volatile boolean peerGone;
     private volatile boolean closeRequested;
     private volatile long closeDeadline;
-    private volatile ProtocolException failure;
+    private volatile RdmaFluxException failure;
     private final AtomicBoolean reported = new AtomicBoolean();
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean tornDown = new AtomicBoolean();
@@ -146,7 +146,7 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
         int n = THREAD_IDS.incrementAndGet();
         CompletionLoop loop = new CompletionLoop(resources, ownChannel, waker, this, describe());
         startThread(loop, "rdma-flux-io-" + n);
-        startThread(new Poster(sendQueue, resources, e -> fail(new ProtocolException(ErrorCode.TRUNCATED,
+        startThread(new Poster(sendQueue, resources, e -> fail(new RdmaFluxException(ErrorCode.TRUNCATED,
                 "RDMA send on QP " + resources.qpNum() + " failed: " + e.getMessage(), e))), "rdma-flux-post-" + n);
     }
 
@@ -162,19 +162,19 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
      * have taken both control receives by now (the engine calls this while handling that AUTH),
      * so the ring's receives are the next in the queue.
      *
-     * @throws ProtocolException when the ring cannot be registered (the locked-memory limit,
+     * @throws RdmaFluxException when the ring cannot be registered (the locked-memory limit,
      *         say); the engine answers ERROR with the reason and closes
      */
     @Override
     public void acceptData() {
         if (!layout.accepting()) {
-            throw new ProtocolException(ErrorCode.INTERNAL, "RDMA takes data only on connections it accepted, "
+            throw new RdmaFluxException(ErrorCode.INTERNAL, "RDMA takes data only on connections it accepted, "
                     + "not on " + describe());
         }
         try {
             resources.openRing();
         } catch (IOException | RuntimeException e) {
-            throw new ProtocolException(ErrorCode.INTERNAL, "the receiver cannot register its RDMA ring of "
+            throw new RdmaFluxException(ErrorCode.INTERNAL, "the receiver cannot register its RDMA ring of "
                     + layout.ringCount() + " x " + layout.stride() + " bytes: " + e.getMessage(), e);
         }
     }
@@ -183,7 +183,7 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
     public void sendControl(FrameType type, ByteBuffer payload) {
         int n = payload.remaining();
         if (n > layout.controlSize()) {
-            fail(new ProtocolException(ErrorCode.PROTOCOL, "control frame " + type + " of " + n
+            fail(new RdmaFluxException(ErrorCode.PROTOCOL, "control frame " + type + " of " + n
                     + " bytes exceeds the RDMA control slot of " + layout.controlSize() + " bytes"));
             return;
         }
@@ -200,7 +200,7 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
         try {
             int n = payload.remaining();
             if (n > options.frameSize()) {
-                fail(new ProtocolException(ErrorCode.PROTOCOL, "data frame of " + n + " bytes exceeds the frame size "
+                fail(new RdmaFluxException(ErrorCode.PROTOCOL, "data frame of " + n + " bytes exceeds the frame size "
                         + options.frameSize()));
                 return;
             }
@@ -208,13 +208,13 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
                 return;
             }
             if (layout.sendCount() == 0) {
-                fail(new ProtocolException(ErrorCode.INTERNAL, "RDMA sends data only on connections it opened, not on "
+                fail(new RdmaFluxException(ErrorCode.INTERNAL, "RDMA sends data only on connections it opened, not on "
                         + describe()));
                 return;
             }
             int slot = sendQueue.reserveData();
             if (slot < 0) {
-                fail(new ProtocolException(ErrorCode.PROTOCOL, "no free RDMA send slot: more than "
+                fail(new RdmaFluxException(ErrorCode.PROTOCOL, "no free RDMA send slot: more than "
                         + options.sendSlots() + " data frames in flight"));
                 return;
             }
@@ -280,7 +280,7 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
         teardown();
     }
 
-    private void fail(ProtocolException e) {
+    private void fail(RdmaFluxException e) {
         if (failure == null) {
             failure = e;
         }
@@ -373,7 +373,7 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
                 return;
             }
             if (imm == FrameType.DATA.code()) {
-                fail(new ProtocolException(ErrorCode.PROTOCOL, "DATA frame from " + peer + " before it authenticated"));
+                fail(new RdmaFluxException(ErrorCode.PROTOCOL, "DATA frame from " + peer + " before it authenticated"));
                 return;
             }
             type = controlType(imm);
@@ -393,8 +393,8 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
     private FrameType controlType(int imm) {
         try {
             return FrameType.of(imm);
-        } catch (ProtocolException e) {
-            fail(new ProtocolException(ErrorCode.PROTOCOL, "RDMA frame with unknown type " + imm + " from " + peer));
+        } catch (RdmaFluxException e) {
+            fail(new RdmaFluxException(ErrorCode.PROTOCOL, "RDMA frame with unknown type " + imm + " from " + peer));
             return null;
         }
     }
@@ -406,12 +406,12 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
         try {
             resources.postReceive(kind, slot);
         } catch (IOException e) {
-            fail(new ProtocolException(ErrorCode.TRUNCATED, "RDMA receive repost on QP " + resources.qpNum()
+            fail(new RdmaFluxException(ErrorCode.TRUNCATED, "RDMA receive repost on QP " + resources.qpNum()
                     + " failed: " + e.getMessage(), e));
         }
     }
 
-    private ProtocolException errorCompletion(int status, long kind) {
+    private RdmaFluxException errorCompletion(int status, long kind) {
         String name = status >= 0 && status < IbvWC.IbvWcStatus.values().length
                 ? IbvWC.IbvWcStatus.values()[status].name() : "status " + status;
         String what = RdmaResources.isReceive(kind) ? "receive" : "send";
@@ -428,14 +428,14 @@ final class RdmaConnection implements FrameConnection, CompletionLoop.Target {
             case "IBV_WC_REM_INV_REQ_ERR" -> ": the peer rejected the request as invalid";
             default -> "";
         };
-        return new ProtocolException(ErrorCode.TRUNCATED, "RDMA " + what + " completion error on QP "
+        return new RdmaFluxException(ErrorCode.TRUNCATED, "RDMA " + what + " completion error on QP "
                 + resources.qpNum() + " (" + peer + "): " + name + " (" + status + ")" + hint);
     }
 
     @Override
     public void ended(Throwable error) {
         if (error != null) {
-            report(ProtocolException.wrap(error, ErrorCode.INTERNAL));
+            report(RdmaFluxException.wrap(error, ErrorCode.INTERNAL));
         } else if (failure != null || peerGone) {
             report(failure);
         }

@@ -4,8 +4,8 @@ import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.SocketAddresses;
 import io.rdmaflux.transport.TransportOptions;
@@ -99,7 +99,7 @@ final class RdmaListener implements TransportServer {
             }
             String why = e.getMessage() != null && e.getMessage().contains("Address already in use")
                     ? "port already in use" : e.getMessage();
-            throw new ProtocolException(ErrorCode.CONNECT, "cannot listen for RDMA on "
+            throw new RdmaFluxException(ErrorCode.CONNECT, "cannot listen for RDMA on "
                     + SocketAddresses.format(address) + ": " + why, e);
         }
     }

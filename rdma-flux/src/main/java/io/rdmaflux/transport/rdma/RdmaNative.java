@@ -1,7 +1,7 @@
 package io.rdmaflux.transport.rdma;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -87,12 +87,12 @@ public final class RdmaNative {
     /**
      * Makes sure the native library is loaded and a device present.
      *
-     * @throws ProtocolException of code {@link ErrorCode#TRANSPORT_UNAVAILABLE} with the reason
+     * @throws RdmaFluxException of code {@link ErrorCode#TRANSPORT_UNAVAILABLE} with the reason
      */
     public static void ensureAvailable() {
         String r = unavailableReason();
         if (r != null) {
-            throw new ProtocolException(ErrorCode.TRANSPORT_UNAVAILABLE, "RDMA unavailable: " + r);
+            throw new RdmaFluxException(ErrorCode.TRANSPORT_UNAVAILABLE, "RDMA unavailable: " + r);
         }
     }
 

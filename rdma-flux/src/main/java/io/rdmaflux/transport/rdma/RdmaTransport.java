@@ -4,8 +4,8 @@ import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaEventChannel;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.SocketAddresses;
 import io.rdmaflux.transport.Transport;
@@ -211,12 +211,12 @@ public final class RdmaTransport implements Transport {
             expect(channel, RdmaCmEvent.EventType.RDMA_CM_EVENT_ESTABLISHED, deadline, target);
             conn.established();
             return conn;
-        } catch (ProtocolException e) {
+        } catch (RdmaFluxException e) {
             abandon(conn, id, channel);
             throw e;
         } catch (IOException | RuntimeException e) {
             abandon(conn, id, channel);
-            throw new ProtocolException(ErrorCode.CONNECT, "cannot connect to rdma " + target + ": " + e.getMessage(), e);
+            throw new RdmaFluxException(ErrorCode.CONNECT, "cannot connect to rdma " + target + ": " + e.getMessage(), e);
         }
     }
 
@@ -247,7 +247,7 @@ public final class RdmaTransport implements Transport {
         while (true) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                throw new ProtocolException(ErrorCode.CONNECT, "cannot connect to rdma " + target
+                throw new RdmaFluxException(ErrorCode.CONNECT, "cannot connect to rdma " + target
                         + ": no answer within the connect timeout (waiting for " + name(wanted.ordinal()) + ")");
             }
             RdmaCmEvent ev = channel.getCmEvent((int) Math.min(250, Math.max(1, left / 1_000_000)));
@@ -259,7 +259,7 @@ public final class RdmaTransport implements Transport {
             if (type == wanted.ordinal()) {
                 return;
             }
-            throw new ProtocolException(ErrorCode.CONNECT, "cannot connect to rdma " + target + ": " + explain(type));
+            throw new RdmaFluxException(ErrorCode.CONNECT, "cannot connect to rdma " + target + ": " + explain(type));
         }
     }
 
@@ -288,10 +288,10 @@ public final class RdmaTransport implements Transport {
     /** DiSNI's address structures are IPv4 only (sockaddr_in). */
     static void requireIpv4(InetSocketAddress address, String what) {
         if (address.isUnresolved()) {
-            throw new ProtocolException(ErrorCode.CONNECT, what + ": unknown host " + address.getHostString());
+            throw new RdmaFluxException(ErrorCode.CONNECT, what + ": unknown host " + address.getHostString());
         }
         if (!(address.getAddress() instanceof java.net.Inet4Address)) {
-            throw new ProtocolException(ErrorCode.CONNECT, what + ": RDMA needs an IPv4 address (DiSNI has no IPv6)");
+            throw new RdmaFluxException(ErrorCode.CONNECT, what + ": RDMA needs an IPv4 address (DiSNI has no IPv6)");
         }
     }
 

@@ -1,7 +1,7 @@
 package io.rdmaflux.transport.rdma;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.ProtocolVersion;
 import io.rdmaflux.transport.TransportOptions;
 
@@ -110,7 +110,7 @@ record SlotLayout(boolean accepting, int stride, int ringCount, int sendCount, i
     /** Each region is one direct buffer, which Java sizes with an int. */
     void requireAllocatable() {
         if (ringBytes() > Integer.MAX_VALUE - PAGE || sendBytes() > Integer.MAX_VALUE - PAGE) {
-            throw new ProtocolException(ErrorCode.INTERNAL, "RDMA buffers too large: "
+            throw new RdmaFluxException(ErrorCode.INTERNAL, "RDMA buffers too large: "
                     + Math.max(ringCount, sendCount) + " x " + stride + " bytes; lower the frame size or the number of slots");
         }
     }

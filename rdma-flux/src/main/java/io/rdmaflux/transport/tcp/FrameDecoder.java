@@ -6,9 +6,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.ProtocolVersion;
 import io.rdmaflux.transport.FrameHandler;
 import java.io.IOException;
@@ -91,7 +91,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             while (in.isReadable() && !failed) {
                 copyIn(in);
             }
-        } catch (ProtocolException e) {
+        } catch (RdmaFluxException e) {
             // The engine answers ERROR and closes; until then, whatever arrives is discarded.
             failed = true;
             dropPartialFrame();
@@ -160,22 +160,22 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         header.clear();
         if (t == FrameType.DATA) {
             if (!dataAccepted) {
-                throw new ProtocolException(ErrorCode.PROTOCOL, "DATA frame before authentication");
+                throw new RdmaFluxException(ErrorCode.PROTOCOL, "DATA frame before authentication");
             }
             if (length <= 0 || length > ring.bufferSize()) {
-                throw new ProtocolException(ErrorCode.PROTOCOL, "DATA frame of " + length
+                throw new RdmaFluxException(ErrorCode.PROTOCOL, "DATA frame of " + length
                         + " bytes exceeds the receive slot size " + ring.bufferSize());
             }
             try {
                 slot = ring.acquire();
             } catch (IllegalStateException e) {
-                throw new ProtocolException(ErrorCode.PROTOCOL, "sender exceeded its credits");
+                throw new RdmaFluxException(ErrorCode.PROTOCOL, "sender exceeded its credits");
             }
             slot.buffer().limit(length);
         } else {
             int max = dataAccepted ? ProtocolVersion.MAX_CONTROL_PAYLOAD : ProtocolVersion.MAX_SMALL_CONTROL_PAYLOAD;
             if (length < 0 || length > max) {
-                throw new ProtocolException(ErrorCode.PROTOCOL, t + " frame of " + Integer.toUnsignedString(length)
+                throw new RdmaFluxException(ErrorCode.PROTOCOL, t + " frame of " + Integer.toUnsignedString(length)
                         + " bytes is too large (at most " + max + " here)");
             }
             control = ByteBuffer.allocate(length);

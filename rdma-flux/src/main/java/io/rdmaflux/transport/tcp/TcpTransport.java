@@ -2,8 +2,8 @@ package io.rdmaflux.transport.tcp;
 
 import io.netty.channel.ChannelOption;
 import io.netty.resolver.DefaultAddressResolverGroup;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.SocketAddresses;
 import io.rdmaflux.transport.Transport;
@@ -59,8 +59,8 @@ public final class TcpTransport implements Transport {
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
                 .doOnConnected(c -> frameConnection(c, options))
                 .connect()
-                .onErrorMap(e -> !(e instanceof ProtocolException),
-                        e -> new ProtocolException(ErrorCode.CONNECT, "cannot connect to "
+                .onErrorMap(e -> !(e instanceof RdmaFluxException),
+                        e -> new RdmaFluxException(ErrorCode.CONNECT, "cannot connect to "
                                 + SocketAddresses.format(address) + ": " + reason(e), e))
                 .map(c -> frameConnection(c, options));
     }
@@ -76,8 +76,8 @@ public final class TcpTransport implements Transport {
                 // The engine drives the connection; keep it open until the engine closes it.
                 .handle((in, out) -> Mono.never())
                 .bind()
-                .onErrorMap(e -> !(e instanceof ProtocolException),
-                        e -> new ProtocolException(ErrorCode.CONNECT, "cannot listen on "
+                .onErrorMap(e -> !(e instanceof RdmaFluxException),
+                        e -> new RdmaFluxException(ErrorCode.CONNECT, "cannot listen on "
                                 + SocketAddresses.format(address) + ": " + reason(e), e))
                 .map(Server::new);
     }

@@ -2,9 +2,9 @@ package io.rdmaflux.transport.memory;
 
 import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
-import io.rdmaflux.protocol.ErrorCode;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.FrameHandler;
 import io.rdmaflux.transport.Transport;
@@ -86,7 +86,7 @@ public final class MemoryTransport implements Transport {
         return Mono.fromCallable(() -> {
             Listener l = listeners.get(address.getPort());
             if (l == null) {
-                throw new ProtocolException(ErrorCode.CONNECT, "cannot connect to memory:" + address.getPort()
+                throw new RdmaFluxException(ErrorCode.CONNECT, "cannot connect to memory:" + address.getPort()
                         + ": connection refused (is the receiver running?)");
             }
             Side client = new Side("memory client", options, true);
@@ -105,7 +105,7 @@ public final class MemoryTransport implements Transport {
             int port = address.getPort() == 0 ? nextPort.incrementAndGet() : address.getPort();
             Listener l = new Listener(port, options, acceptor);
             if (listeners.putIfAbsent(port, l) != null) {
-                throw new ProtocolException(ErrorCode.CONNECT, "cannot listen on memory:" + port + ": address already in use");
+                throw new RdmaFluxException(ErrorCode.CONNECT, "cannot listen on memory:" + port + ": address already in use");
             }
             return l;
         });
@@ -253,7 +253,7 @@ public final class MemoryTransport implements Transport {
             }
             if (!dataAccepted) {
                 // As the real transports: no receive slot for a peer that has not authenticated.
-                h.onClosed(new ProtocolException(ErrorCode.PROTOCOL, "DATA frame before authentication"));
+                h.onClosed(new RdmaFluxException(ErrorCode.PROTOCOL, "DATA frame before authentication"));
                 close();
                 return;
             }
@@ -261,13 +261,13 @@ public final class MemoryTransport implements Transport {
             try {
                 slot = ring.acquire();
             } catch (IllegalStateException e) {
-                h.onClosed(new ProtocolException(ErrorCode.PROTOCOL, "sender exceeded its credits"));
+                h.onClosed(new RdmaFluxException(ErrorCode.PROTOCOL, "sender exceeded its credits"));
                 close();
                 return;
             }
             if (payload.remaining() > slot.buffer().capacity()) {
                 slot.release();
-                h.onClosed(new ProtocolException(ErrorCode.PROTOCOL, "DATA frame larger than a receive slot"));
+                h.onClosed(new RdmaFluxException(ErrorCode.PROTOCOL, "DATA frame larger than a receive slot"));
                 close();
                 return;
             }

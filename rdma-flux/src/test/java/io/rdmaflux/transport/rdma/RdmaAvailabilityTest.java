@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.TransportOptions;
 import java.io.File;
 import java.net.InetSocketAddress;
@@ -54,12 +54,12 @@ class RdmaAvailabilityTest {
         RdmaTransport t = new RdmaTransport();
         assertThat(t.name()).isEqualTo("rdma");
         assertThatThrownBy(() -> t.connect(new InetSocketAddress("127.0.0.1", 1), o).block(Duration.ofSeconds(10)))
-                .isInstanceOf(ProtocolException.class)
-                .satisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.TRANSPORT_UNAVAILABLE))
+                .isInstanceOf(RdmaFluxException.class)
+                .satisfies(e -> assertThat(((RdmaFluxException) e).code()).isEqualTo(ErrorCode.TRANSPORT_UNAVAILABLE))
                 .hasMessageStartingWith("RDMA unavailable: ");
         assertThatThrownBy(() -> t.listen(new InetSocketAddress("127.0.0.1", 0), o, c -> { }).block(Duration.ofSeconds(10)))
-                .isInstanceOf(ProtocolException.class)
-                .satisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.TRANSPORT_UNAVAILABLE));
+                .isInstanceOf(RdmaFluxException.class)
+                .satisfies(e -> assertThat(((RdmaFluxException) e).code()).isEqualTo(ErrorCode.TRANSPORT_UNAVAILABLE));
         assertThat(RdmaTransport.liveConnections()).isZero();
         assertThat(RdmaTransport.liveListeners()).isZero();
     }

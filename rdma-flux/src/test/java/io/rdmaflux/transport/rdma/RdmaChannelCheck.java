@@ -1,13 +1,13 @@
 package io.rdmaflux.transport.rdma;
 
+import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.channel.ReceiverServer;
 import io.rdmaflux.channel.SingleStreamServer;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
-import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.FrameHandler;
@@ -15,14 +15,14 @@ import io.rdmaflux.transport.Transport;
 import io.rdmaflux.transport.TransportOptions;
 import io.rdmaflux.transport.TransportServer;
 import java.net.InetSocketAddress;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
@@ -200,7 +200,7 @@ public final class RdmaChannelCheck {
             FluxSender.create().host(to).port(server.address().getPort()).key("wrong").transport(rdma).options(options)
                     .send(Flux.just(ByteBuffer.wrap(new byte[1000]))).block(Duration.ofSeconds(30));
             return "the sender succeeded with a wrong key";
-        } catch (ProtocolException e) {
+        } catch (RdmaFluxException e) {
             if (e.code() != ErrorCode.AUTHENTICATION) {
                 return "expected AUTHENTICATION, got " + e.code() + ": " + e.getMessage();
             }
@@ -355,7 +355,7 @@ public final class RdmaChannelCheck {
         try {
             sender.send(Flux.just(ByteBuffer.wrap(new byte[1000]))).block(Duration.ofSeconds(60));
             return "an intruding sender succeeded";
-        } catch (ProtocolException e) {
+        } catch (RdmaFluxException e) {
             if (!java.util.List.of(expected).contains(e.code())) {
                 return "expected " + java.util.List.of(expected) + ", got " + e.code() + ": " + e.getMessage();
             }

@@ -4,7 +4,7 @@ import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.channel.ReceiverServer;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.RdmaFluxException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -58,7 +58,7 @@ public final class RdmaPeer {
             }
             System.out.println("ok " + bytes.get());
             System.exit(0);
-        } catch (ProtocolException e) {
+        } catch (RdmaFluxException e) {
             System.out.println("failed " + e.code() + ": " + e.getMessage());
             System.exit(75);
         } catch (RuntimeException e) {

@@ -3,7 +3,7 @@ package io.rdmaflux.transport.rdma;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.TransportOptions;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -59,7 +59,7 @@ class SlotLayoutTest {
     @Test
     void aRegionJavaCannotAllocateIsRefusedWithTheReason() {
         SlotLayout huge = SlotLayout.accepting(options(64 * MIB, 64, 1));
-        assertThatThrownBy(huge::requireAllocatable).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(huge::requireAllocatable).isInstanceOf(RdmaFluxException.class)
                 .hasMessageContaining("lower the frame size or the number of slots");
     }
 }

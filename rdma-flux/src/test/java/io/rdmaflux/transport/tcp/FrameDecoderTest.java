@@ -9,8 +9,8 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.FrameType;
-import io.rdmaflux.protocol.ProtocolException;
 import io.rdmaflux.protocol.ProtocolVersion;
 import io.rdmaflux.transport.FrameHandler;
 import java.nio.ByteBuffer;
@@ -200,7 +200,7 @@ class FrameDecoderTest {
         assertThat(handle.continueReading()).as("after 16 reads").isFalse();
     }
 
-    private ProtocolException failure() {
+    private RdmaFluxException failure() {
         assertThat(events.closed).hasSize(1);
         assertThat(events.failures).hasSize(1);
         return events.failures.get(0);
@@ -228,7 +228,7 @@ class FrameDecoderTest {
         final List<ByteBuffer> control = new ArrayList<>();
         final List<Chunk> data = new ArrayList<>();
         final List<String> closed = new ArrayList<>();
-        final List<ProtocolException> failures = new ArrayList<>();
+        final List<RdmaFluxException> failures = new ArrayList<>();
 
         @Override
         public void onControlFrame(FrameType type, ByteBuffer payload) {
@@ -249,7 +249,7 @@ class FrameDecoderTest {
         @Override
         public void onClosed(Throwable cause) {
             closed.add(cause == null ? "closed" : "failed");
-            if (cause instanceof ProtocolException p) {
+            if (cause instanceof RdmaFluxException p) {
                 failures.add(p);
             }
         }

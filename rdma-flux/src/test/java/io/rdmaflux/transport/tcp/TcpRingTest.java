@@ -10,8 +10,8 @@ import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.channel.InboundStream;
 import io.rdmaflux.channel.SingleStreamServer;
 import io.rdmaflux.channel.TestData;
-import io.rdmaflux.protocol.ErrorCode;
-import io.rdmaflux.protocol.ProtocolException;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.Transport;
@@ -98,7 +98,7 @@ class TcpRingTest {
     private static void assertCode(Mono<Void> outcome, ErrorCode code) {
         try {
             outcome.block(WAIT);
-        } catch (ProtocolException e) {
+        } catch (RdmaFluxException e) {
             assertThat(e.code()).as("code of: %s", e.getMessage()).isEqualTo(code);
             return;
         }

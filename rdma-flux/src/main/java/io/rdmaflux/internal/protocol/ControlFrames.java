@@ -1,5 +1,8 @@
-package io.rdmaflux.protocol;
+package io.rdmaflux.internal.protocol;
 
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.text.RemoteText;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +21,7 @@ public final class ControlFrames {
     public static int decodeCredit(ByteBuffer b) {
         int n = read(b, 4).getInt();
         if (n <= 0) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "malformed CREDIT frame");
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, "malformed CREDIT frame");
         }
         return n;
     }
@@ -64,20 +67,20 @@ public final class ControlFrames {
      * Decodes an ERROR frame into the exception it describes, with the peer's words made safe
      * to print ({@link RemoteText#sanitize}).
      */
-    public static ProtocolException decodeError(ByteBuffer b) {
+    public static RdmaFluxException decodeError(ByteBuffer b) {
         try {
             ErrorCode code = ErrorCode.ofWire(Short.toUnsignedInt(b.getShort()));
             byte[] m = new byte[Short.toUnsignedInt(b.getShort())];
             b.get(m);
-            return new ProtocolException(code, RemoteText.sanitize(new String(m, StandardCharsets.UTF_8)));
+            return new RdmaFluxException(code, RemoteText.sanitize(new String(m, StandardCharsets.UTF_8)));
         } catch (BufferUnderflowException e) {
-            return new ProtocolException(ErrorCode.PROTOCOL, "malformed ERROR frame");
+            return new RdmaFluxException(ErrorCode.PROTOCOL, "malformed ERROR frame");
         }
     }
 
     private static ByteBuffer read(ByteBuffer b, int bytes) {
         if (b.remaining() < bytes) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "control frame too short");
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, "control frame too short");
         }
         return b;
     }

@@ -1,5 +1,8 @@
-package io.rdmaflux.protocol;
+package io.rdmaflux.internal.protocol;
 
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.protocol.ProtocolVersion;
 import java.nio.ByteBuffer;
 
 /**
@@ -36,20 +39,20 @@ public record Hello(Role role, byte[] nonce, int frameSize, int receiveSlots) {
     /**
      * Decodes and checks a HELLO payload.
      *
-     * @throws ProtocolException VERSION for a foreign or other-version peer, PROTOCOL otherwise
+     * @throws RdmaFluxException VERSION for a foreign or other-version peer, PROTOCOL otherwise
      */
     public static Hello decode(ByteBuffer b) {
         if (b.remaining() < 6 || b.getInt(b.position()) != ProtocolVersion.MAGIC) {
-            throw new ProtocolException(ErrorCode.VERSION, "peer is not an rdma-flux endpoint (bad magic)");
+            throw new RdmaFluxException(ErrorCode.VERSION, "peer is not an rdma-flux endpoint (bad magic)");
         }
         b.getInt();
         int version = Short.toUnsignedInt(b.getShort());
         if (version != ProtocolVersion.CURRENT) {
-            throw new ProtocolException(ErrorCode.VERSION, "peer speaks protocol version " + version
+            throw new RdmaFluxException(ErrorCode.VERSION, "peer speaks protocol version " + version
                     + ", this side speaks version " + ProtocolVersion.CURRENT + "; install the same rdma-flux release on both hosts");
         }
         if (b.remaining() < BYTES - 6) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "HELLO frame too short");
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, "HELLO frame too short");
         }
         int roleCode = b.get();
         b.get();
@@ -59,7 +62,7 @@ public record Hello(Role role, byte[] nonce, int frameSize, int receiveSlots) {
         int slots = b.getInt();
         Role role = roleCode == 1 ? Role.SENDER : roleCode == 2 ? Role.RECEIVER : null;
         if (role == null || frameSize <= 0 || slots <= 0) {
-            throw new ProtocolException(ErrorCode.PROTOCOL, "malformed HELLO frame");
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, "malformed HELLO frame");
         }
         return new Hello(role, nonce, frameSize, slots);
     }

@@ -1,4 +1,4 @@
-package io.rdmaflux.protocol;
+package io.rdmaflux.internal.protocol;
 
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;

@@ -1,5 +1,6 @@
-package io.rdmaflux.protocol;
+package io.rdmaflux.internal.protocol;
 
+import io.rdmaflux.protocol.ProtocolVersion;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 

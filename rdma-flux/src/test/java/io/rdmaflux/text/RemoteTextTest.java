@@ -1,4 +1,4 @@
-package io.rdmaflux.protocol;
+package io.rdmaflux.text;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,8 +1,12 @@
-package io.rdmaflux.protocol;
+package io.rdmaflux.internal.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.protocol.ProtocolVersion;
+import io.rdmaflux.protocol.StreamMetadata;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -23,13 +27,13 @@ class ControlFramesTest {
     @Test
     void foreignPeerAndOtherVersionAreNamedAsSuch() {
         ByteBuffer http = ByteBuffer.wrap("GET / HTTP/1.1\r\n\r\n".getBytes());
-        assertThatThrownBy(() -> Hello.decode(http)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> Hello.decode(http)).isInstanceOf(RdmaFluxException.class)
                 .hasMessageContaining("not an rdma-flux endpoint");
         ByteBuffer v9 = new Hello(Hello.Role.SENDER, new byte[32], 4096, 4).encode();
         v9.putShort(4, (short) 9);
-        assertThatThrownBy(() -> Hello.decode(v9)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> Hello.decode(v9)).isInstanceOf(RdmaFluxException.class)
                 .hasMessageContaining("version 9").hasMessageContaining("version " + ProtocolVersion.CURRENT)
-                .satisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.VERSION));
+                .satisfies(e -> assertThat(((RdmaFluxException) e).code()).isEqualTo(ErrorCode.VERSION));
     }
 
     @Test
@@ -48,25 +52,25 @@ class ControlFramesTest {
         ByteBuffer meta = StreamMetadata.empty().with("k", "value").encode();
         for (int cut = 0; cut < meta.remaining(); cut++) {
             ByteBuffer part = meta.duplicate().limit(cut);
-            assertThatThrownBy(() -> StreamMetadata.decode(part)).isInstanceOf(ProtocolException.class);
+            assertThatThrownBy(() -> StreamMetadata.decode(part)).isInstanceOf(RdmaFluxException.class);
         }
         for (int i = 0; i < 200; i++) {
             byte[] junk = new byte[r.nextInt(40)];
             r.nextBytes(junk);
             try {
                 Hello.decode(ByteBuffer.wrap(junk));
-            } catch (ProtocolException expected) {
+            } catch (RdmaFluxException expected) {
                 assertThat(expected.getMessage()).isNotBlank();
             }
         }
-        assertThatThrownBy(() -> ControlFrames.decodeCredit(ByteBuffer.allocate(2))).isInstanceOf(ProtocolException.class);
-        assertThatThrownBy(() -> ControlFrames.decodeCredit(ControlFrames.credit(0))).isInstanceOf(ProtocolException.class);
+        assertThatThrownBy(() -> ControlFrames.decodeCredit(ByteBuffer.allocate(2))).isInstanceOf(RdmaFluxException.class);
+        assertThatThrownBy(() -> ControlFrames.decodeCredit(ControlFrames.credit(0))).isInstanceOf(RdmaFluxException.class);
         assertThat(ControlFrames.decodeError(ByteBuffer.allocate(1)).code()).isEqualTo(ErrorCode.PROTOCOL);
     }
 
     @Test
     void errorFramesCarryCodeAndMessage() {
-        ProtocolException e = ControlFrames.decodeError(ControlFrames.error(ErrorCode.SINK_FAILED, "disk full"));
+        RdmaFluxException e = ControlFrames.decodeError(ControlFrames.error(ErrorCode.SINK_FAILED, "disk full"));
         assertThat(e.code()).isEqualTo(ErrorCode.SINK_FAILED);
         assertThat(e.getMessage()).isEqualTo("disk full");
         ControlFrames.End end = ControlFrames.decodeEnd(ControlFrames.end(1L << 40, 0xCAFEBABE));
@@ -76,7 +80,7 @@ class ControlFramesTest {
 
     @Test
     void errorMessagesFromThePeerAreMadeSafeToPrint() {
-        ProtocolException e = ControlFrames.decodeError(ControlFrames.error(ErrorCode.SINK_FAILED,
+        RdmaFluxException e = ControlFrames.decodeError(ControlFrames.error(ErrorCode.SINK_FAILED,
                 "\u001b]0;owned\u0007\u001b[2J\u001b[31mdisk\nfull\r\u202e"));
         assertThat(e.getMessage()).isEqualTo("???disk full ?");
     }

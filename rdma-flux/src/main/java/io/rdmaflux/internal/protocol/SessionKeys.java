@@ -1,5 +1,6 @@
-package io.rdmaflux.protocol;
+package io.rdmaflux.internal.protocol;
 
+import io.rdmaflux.crypto.Hkdf;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

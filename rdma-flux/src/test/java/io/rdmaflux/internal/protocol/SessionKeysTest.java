@@ -1,8 +1,11 @@
-package io.rdmaflux.protocol;
+package io.rdmaflux.internal.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.protocol.FrameType;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -42,26 +45,26 @@ class SessionKeysTest {
         assertThat(second).as("same frame, next counter: another tag").isNotEqualTo(first);
         assertThat(ControlFrames.decodeEndAck(in.open(FrameType.END_ACK, first.duplicate()))).isEqualTo(42);
         assertThatThrownBy(() -> in.open(FrameType.END_ACK, first.duplicate())).as("replayed")
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("failed authentication");
+                .isInstanceOf(RdmaFluxException.class).hasMessageContaining("failed authentication");
     }
 
     @Test
     void aSealFailsForAnotherTypeDirectionKeyOrAnyFlippedBit() {
         ByteBuffer sealed = keys("key").seal(Hello.Role.SENDER).seal(FrameType.END, ControlFrames.end(7, 9));
         assertThatThrownBy(() -> keys("key").seal(Hello.Role.SENDER).open(FrameType.END_ACK, sealed.duplicate()))
-                .as("another type").isInstanceOf(ProtocolException.class);
+                .as("another type").isInstanceOf(RdmaFluxException.class);
         assertThatThrownBy(() -> keys("key").seal(Hello.Role.RECEIVER).open(FrameType.END, sealed.duplicate()))
-                .as("the other direction's key").isInstanceOf(ProtocolException.class);
+                .as("the other direction's key").isInstanceOf(RdmaFluxException.class);
         assertThatThrownBy(() -> keys("other").seal(Hello.Role.SENDER).open(FrameType.END, sealed.duplicate()))
-                .as("another shared key").isInstanceOf(ProtocolException.class);
+                .as("another shared key").isInstanceOf(RdmaFluxException.class);
         for (int bit = 0; bit < sealed.remaining() * 8; bit += 5) {
             ByteBuffer flipped = ByteBuffer.allocate(sealed.remaining()).put(sealed.duplicate()).flip();
             flipped.put(bit / 8, (byte) (flipped.get(bit / 8) ^ (1 << (bit % 8))));
             assertThatThrownBy(() -> keys("key").seal(Hello.Role.SENDER).open(FrameType.END, flipped))
-                    .as("bit %d flipped", bit).isInstanceOf(ProtocolException.class)
-                    .satisfies(e -> assertThat(((ProtocolException) e).code()).isEqualTo(ErrorCode.PROTOCOL));
+                    .as("bit %d flipped", bit).isInstanceOf(RdmaFluxException.class)
+                    .satisfies(e -> assertThat(((RdmaFluxException) e).code()).isEqualTo(ErrorCode.PROTOCOL));
         }
         assertThatThrownBy(() -> keys("key").seal(Hello.Role.SENDER).open(FrameType.END, ByteBuffer.allocate(12)))
-                .as("no tag at all").isInstanceOf(ProtocolException.class);
+                .as("no tag at all").isInstanceOf(RdmaFluxException.class);
     }
 }

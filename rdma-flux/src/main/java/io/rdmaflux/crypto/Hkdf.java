@@ -1,4 +1,4 @@
-package io.rdmaflux.protocol;
+package io.rdmaflux.crypto;
 
 import java.security.GeneralSecurityException;
 import javax.crypto.Mac;
@@ -6,7 +6,7 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * HKDF with HMAC-SHA256 (RFC 5869): the channel derives its session keys with it (see
- * {@link SessionKeys}), and codec stages their stream keys.
+ * {@link io.rdmaflux.internal.protocol.SessionKeys}), and codec stages their stream keys.
  */
 public final class Hkdf {
 

@@ -1,4 +1,4 @@
-package io.rdmaflux.protocol;
+package io.rdmaflux.error;
 
 /**
  * A stream failure with a classified cause. Its message is written for the person at the
@@ -6,30 +6,30 @@ package io.rdmaflux.protocol;
  * of the channel reported (its ERROR frame) from one of this side's own, so that a tool
  * running several streams can name the one that failed first rather than its consequences.
  */
-public class ProtocolException extends RuntimeException {
+public class RdmaFluxException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
     private final ErrorCode code;
     private final boolean reportedByPeer;
 
-    public ProtocolException(ErrorCode code, String message) {
+    public RdmaFluxException(ErrorCode code, String message) {
         this(code, message, null, false);
     }
 
-    public ProtocolException(ErrorCode code, String message, Throwable cause) {
+    public RdmaFluxException(ErrorCode code, String message, Throwable cause) {
         this(code, message, cause, false);
     }
 
-    private ProtocolException(ErrorCode code, String message, Throwable cause, boolean reportedByPeer) {
+    private RdmaFluxException(ErrorCode code, String message, Throwable cause, boolean reportedByPeer) {
         super(message, cause);
         this.code = code;
         this.reportedByPeer = reportedByPeer;
     }
 
     /** The failure the peer reported in its ERROR frame, as this side sees it. */
-    public static ProtocolException fromPeer(ErrorCode code, String message) {
-        return new ProtocolException(code, message, null, true);
+    public static RdmaFluxException fromPeer(ErrorCode code, String message) {
+        return new RdmaFluxException(code, message, null, true);
     }
 
     /**
@@ -44,7 +44,7 @@ public class ProtocolException extends RuntimeException {
     public static boolean isReportedByPeer(Throwable t) {
         int depth = 0;
         for (Throwable c = t; c != null && depth++ < 16; c = c.getCause()) {
-            if (c instanceof ProtocolException pe && pe.reportedByPeer()) {
+            if (c instanceof RdmaFluxException pe && pe.reportedByPeer()) {
                 return true;
             }
         }
@@ -56,12 +56,12 @@ public class ProtocolException extends RuntimeException {
         return code;
     }
 
-    /** Classifies any throwable: a {@code ProtocolException} keeps its code, others are INTERNAL. */
-    public static ProtocolException wrap(Throwable t, ErrorCode fallback) {
-        if (t instanceof ProtocolException pe) {
+    /** Classifies any throwable: a {@code RdmaFluxException} keeps its code, others are INTERNAL. */
+    public static RdmaFluxException wrap(Throwable t, ErrorCode fallback) {
+        if (t instanceof RdmaFluxException pe) {
             return pe;
         }
         String msg = t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
-        return new ProtocolException(fallback, msg, t);
+        return new RdmaFluxException(fallback, msg, t);
     }
 }

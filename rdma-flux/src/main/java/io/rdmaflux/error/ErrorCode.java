@@ -1,4 +1,4 @@
-package io.rdmaflux.protocol;
+package io.rdmaflux.error;
 
 /**
  * Why a stream failed. The code travels in ERROR frames, so both sides report the same cause.

@@ -1,5 +1,8 @@
-package io.rdmaflux.protocol;
+package io.rdmaflux.internal.protocol;
 
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.protocol.FrameType;
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -38,7 +41,7 @@ public final class FrameSeal {
     /**
      * Checks a sealed payload and returns the frame's own payload (a view without the tag).
      *
-     * @throws ProtocolException PROTOCOL when the tag does not verify
+     * @throws RdmaFluxException PROTOCOL when the tag does not verify
      */
     public synchronized ByteBuffer open(FrameType type, ByteBuffer sealed) {
         if (sealed.remaining() < TAG_BYTES) {
@@ -59,8 +62,8 @@ public final class FrameSeal {
         return mac.doFinal();
     }
 
-    private static ProtocolException forged(FrameType type) {
-        return new ProtocolException(ErrorCode.PROTOCOL, "a " + type + " frame failed authentication: "
+    private static RdmaFluxException forged(FrameType type) {
+        return new RdmaFluxException(ErrorCode.PROTOCOL, "a " + type + " frame failed authentication: "
                 + "it was forged, altered, replayed or reordered on the way, or one before it was dropped");
     }
 
