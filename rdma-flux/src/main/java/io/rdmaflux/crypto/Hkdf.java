@@ -5,8 +5,8 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * HKDF with HMAC-SHA256 (RFC 5869): the channel derives its session keys with it (see
- * {@link io.rdmaflux.internal.protocol.SessionKeys}), and codec stages their stream keys.
+ * HKDF with HMAC-SHA256 (RFC 5869): the channel derives its session keys with it, and codec
+ * stages their stream keys (the JDK has no HKDF before Java 24).
  */
 public final class Hkdf {
 

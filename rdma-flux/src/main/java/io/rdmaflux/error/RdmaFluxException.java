@@ -1,7 +1,10 @@
 package io.rdmaflux.error;
 
 /**
- * A stream failure with a classified cause. Its message is written for the person at the
+ * The root of the project's failures: a stream failure with a classified cause, whatever
+ * failed (the channel, a peer, a codec, a file, a command), which the tools turn into their
+ * exit codes. Subclasses name where it happened ({@code ConnectorException}, say); the
+ * {@link ErrorCode} says why. Its message is written for the person at the
  * terminal: one line, no class names. {@link #reportedByPeer()} tells a failure the other end
  * of the channel reported (its ERROR frame) from one of this side's own, so that a tool
  * running several streams can name the one that failed first rather than its consequences.

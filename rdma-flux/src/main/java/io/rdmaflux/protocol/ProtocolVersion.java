@@ -17,6 +17,8 @@ public final class ProtocolVersion {
      * takes no bigger control frame, so an unauthenticated peer costs at most this much.
      */
     public static final int MAX_SMALL_CONTROL_PAYLOAD = 4096;
+    /** Bytes of the tag that seals every control frame after the handshake (its payload's last bytes). */
+    public static final int SEAL_TAG_BYTES = 32;
     /** Bytes of random nonce each side contributes to the handshake. */
     public static final int NONCE_BYTES = 32;
 

@@ -2,7 +2,6 @@ package io.rdmaflux.protocol;
 
 import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.error.RdmaFluxException;
-import io.rdmaflux.internal.protocol.FrameSeal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -72,7 +71,7 @@ public record StreamMetadata(Map<String, String> attributes) {
         for (Map.Entry<String, String> e : attributes.entrySet()) {
             size += 6 + utf8(e.getKey()).length + utf8(e.getValue()).length;
         }
-        if (size > ProtocolVersion.MAX_CONTROL_PAYLOAD - FrameSeal.TAG_BYTES || attributes.size() > MAX_ATTRIBUTES) {
+        if (size > ProtocolVersion.MAX_CONTROL_PAYLOAD - ProtocolVersion.SEAL_TAG_BYTES || attributes.size() > MAX_ATTRIBUTES) {
             throw new IllegalArgumentException("stream metadata too large (" + size + " bytes)");
         }
         ByteBuffer b = ByteBuffer.allocate(size);

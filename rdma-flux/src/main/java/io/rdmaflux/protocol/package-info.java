@@ -1,9 +1,8 @@
 /**
- * The wire protocol (docs/protocol.md): frame types, the handshake and session keys, sealed
- * control frames, stream metadata and checksums, and the error codes a peer may report. Its
- * types are public because the engine, the codecs and the tools share them; applications need
- * only {@link io.rdmaflux.protocol.StreamMetadata}, {@link io.rdmaflux.error.ErrorCode} and
- * {@link io.rdmaflux.error.RdmaFluxException}. The rest is internal and changes with the
- * protocol version.
+ * The wire protocol's public vocabulary (docs/protocol.md): {@link io.rdmaflux.protocol.FrameType}
+ * and {@link io.rdmaflux.protocol.ProtocolVersion}, which the transport SPI speaks in, and
+ * {@link io.rdmaflux.protocol.StreamMetadata}, which applications send and receive. How frames
+ * are laid out, sealed and authenticated is the engine's business, in
+ * {@code io.rdmaflux.internal.protocol}; failures are in {@link io.rdmaflux.error}.
  */
 package io.rdmaflux.protocol;

@@ -3,6 +3,7 @@ package io.rdmaflux.internal.protocol;
 import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.protocol.FrameType;
+import io.rdmaflux.protocol.ProtocolVersion;
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -23,7 +24,7 @@ import javax.crypto.spec.SecretKeySpec;
 public final class FrameSeal {
 
     /** Bytes of tag at the end of every sealed payload. */
-    public static final int TAG_BYTES = 32;
+    public static final int TAG_BYTES = ProtocolVersion.SEAL_TAG_BYTES;
 
     private final Mac mac;
     private long counter;

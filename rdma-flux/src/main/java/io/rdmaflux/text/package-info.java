@@ -1,0 +1,5 @@
+/**
+ * Text from the other side made safe to print: {@link io.rdmaflux.text.RemoteText}, the one
+ * sanitizer for every string a peer or a remote host sends before a person sees it.
+ */
+package io.rdmaflux.text;
