@@ -16,7 +16,7 @@ import java.util.logging.Logger;
  * message passes {@link RemoteText#sanitize} on its way out, whatever it quotes (a peer's
  * notice, a remote host's path, a file name from a hostile tree): no line can drive the terminal.
  */
-public final class Console {
+final class Console {
 
     /** The longest message printed, in characters; longer ones are cut and end with "...". */
     static final int MAX_MESSAGE = 4000;

@@ -49,7 +49,7 @@ import java.util.Locale;
  *
  * <p>Every method is safe to call from any thread; the work happens once.
  */
-public final class RdmaNative {
+final class RdmaNative {
 
     /** Where Maven's native-rdma profile puts the library inside the jar. */
     public static final String RESOURCE = "/native/linux-x86_64/libdisni.so";
