@@ -141,7 +141,7 @@ final class Json {
                     space();
                     expect(':');
                     if (m.containsKey(key)) {
-                        throw error("duplicate key \"" + key + "\"");
+                        throw error("duplicate key " + write(key));   // escaped: the message stays one line
                     }
                     m.put(key, value(depth + 1));
                     space();
@@ -313,7 +313,7 @@ final class Json {
                     b.append((char) code);
                     pos += 4;
                 }
-                default -> throw error("bad escape \\" + e);
+                default -> throw error("bad escape after a backslash: " + write(String.valueOf(e)));
             }
         }
         return b.toString();

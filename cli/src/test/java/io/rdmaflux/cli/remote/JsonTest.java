@@ -64,6 +64,15 @@ class JsonTest {
                 .hasMessageStartingWith("malformed JSON");
     }
 
+    /** Found by JsonPropertyTest: a raw line break after a backslash, or in a duplicate key, broke the message's line. */
+    @ParameterizedTest
+    @ValueSource(strings = {"{\"a\":\"\\\n\"}", "{\"a\\r\":\"\\\r\"}", "{\"a\\n\":1,\"a\\n\":2}",
+        "{\"\\u2028\":1,\"\\u2028\":2}"})
+    void refusesWithAMessageOfOneLine(String text) {
+        assertThatThrownBy(() -> Json.parseObject(text)).isInstanceOf(Json.JsonException.class)
+                .hasMessageStartingWith("malformed JSON").message().doesNotContain("\n", "\r", "\u2028");
+    }
+
     @Test
     void boundsNesting() {
         String deep = "{\"a\":".repeat(Json.MAX_DEPTH + 2) + "1" + "}".repeat(Json.MAX_DEPTH + 2);
