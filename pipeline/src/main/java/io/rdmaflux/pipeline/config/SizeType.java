@@ -1,13 +1,13 @@
 package io.rdmaflux.pipeline.config;
 
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Byte counts with binary suffixes, in a range. */
 final class SizeType implements ValueType<Long> {
 
-    private static final Pattern FORM = Pattern.compile("(\\d{1,19})\\s*(?:([kmgt])(?:i?b)?|b)?");
+    // ASCII case-insensitive, not toLowerCase: that maps the Kelvin sign (U+212A) to 'k'
+    private static final Pattern FORM = Pattern.compile("(\\d{1,19})\\s*(?:([kmgt])(?:i?b)?|b)?", Pattern.CASE_INSENSITIVE);
 
     private final long min;
     private final long max;
@@ -46,11 +46,11 @@ final class SizeType implements ValueType<Long> {
 
     /** 65536, 64K, 4M, 1G, 2T, 4MiB, 4MB; IllegalArgumentException otherwise or on overflow. */
     static long parseBytes(String text) {
-        Matcher m = FORM.matcher(text.trim().toLowerCase(Locale.ROOT));
+        Matcher m = FORM.matcher(text.trim());
         if (!m.matches()) {
             throw new IllegalArgumentException("not a size");
         }
-        int shift = m.group(2) == null ? 0 : 10 * ("kmgt".indexOf(m.group(2)) + 1);
+        int shift = m.group(2) == null ? 0 : 10 * ("kmgt".indexOf(Character.toLowerCase(m.group(2).charAt(0))) + 1);
         try {
             long n = Long.parseLong(m.group(1));
             if (shift > 0 && n > (Long.MAX_VALUE >> shift)) {

@@ -35,6 +35,15 @@ class ValueTypeTest {
     }
 
     @Test
+    void sizeUnitsAreAsciiLetters() {
+        // Found by ValueTypePropertyTest: lower-casing the text read the Kelvin sign (U+212A) as 'k'.
+        for (String bad : new String[] {"64\u212a", "64\u212aiB", "1 \u212aB"}) {
+            assertThatThrownBy(() -> ValueType.parseSize(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThat(ValueType.parseSize("64kIb")).isEqualTo(64L << 10);
+    }
+
+    @Test
     void durations() {
         ValueType<Duration> d = ValueType.duration();
         assertThat(d.parse("500ms")).isEqualTo(Duration.ofMillis(500));
