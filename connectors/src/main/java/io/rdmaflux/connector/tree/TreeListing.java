@@ -166,7 +166,7 @@ public final class TreeListing {
     }
 
     /**
-     * Reads a listing sent by {@link #source}; releases every chunk. Fails with a PROTOCOL
+     * Reads a listing sent by {@link #source}; releases every chunk. Fails with a CODEC
      * {@link io.rdmaflux.error.RdmaFluxException} for a stream that is not a well-formed
      * listing, lists a path twice, or would hold more than {@code maxBytes} bytes here (see
      * the class comment), the last with a message that names the limit and how to raise it.

@@ -17,7 +17,7 @@ import java.nio.charset.StandardCharsets;
  * whatever bytes came and calls the handler for every record completed, passing file contents
  * through as slices of the input (no copy). Checks the layout strictly (lengths, known types,
  * strict UTF-8), and an entry's fields with {@link TreeRules#entry} (path syntax, kinds, flags),
- * and fails with a PROTOCOL {@link RdmaFluxException} that says where; what the records mean
+ * and fails with a CODEC {@link RdmaFluxException} (bad data) that says where; what the records mean
  * (ids, sizes, parents) is the handler's to check, with {@link TreeRules} too.
  */
 final class TreeParser {

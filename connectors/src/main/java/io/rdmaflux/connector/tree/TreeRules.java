@@ -16,7 +16,7 @@ import java.util.Set;
  * (every entry's parent listed before it and made or found a real directory, no entry taking a
  * directory's path), hard links (only to files this stream wrote) and contents (only for an open
  * file, never past its declared size, at most {@code maxOpenFiles} open). Anything else is a
- * {@link TreeFormat#malformed PROTOCOL} refusal naming the record.
+ * {@link TreeFormat#malformed CODEC} refusal (bad data) naming the record.
  *
  * <p>Pure, so that it can be tested on any sequence: the sink tells it what became of each
  * directory ({@link #directoryMade}, {@link #directoryFailed}) and of each hard-link target

@@ -33,7 +33,7 @@ import reactor.core.publisher.Mono;
  * <p>The stream is trusted with nothing: an entry that would land outside the destination
  * (absolute paths, {@code ..}, a path through a symbolic link, including one the stream made),
  * a device or other unknown kind, data longer or shorter than its header says, or a stream
- * that ends without its END record, fails the stream with a PROTOCOL
+ * that ends without its END record, fails the stream with a CODEC (bad data)
  * {@link io.rdmaflux.error.RdmaFluxException} that names the entry, and nothing is written
  * outside the destination. Only the permission bits {@code 0777} are applied: a stream cannot
  * make setuid files.

@@ -30,7 +30,7 @@ import java.util.Map;
  * replace, and no link is followed); elsewhere under a fresh temporary name ({@code O_EXCL})
  * renamed into place, which replaces a link rather than following it. Hard links may only name
  * files this stream wrote. Anything else that breaks the format's rules fails the whole stream
- * with a PROTOCOL error naming the entry. (The checks are made by path: a local user who can
+ * with a CODEC error (bad data) naming the entry. (The checks are made by path: a local user who can
  * write into the destination while it is being written is not part of this threat model.)
  *
  * <p>Failures that concern one entry (a file the sender could not read, a name this file system
