@@ -6,6 +6,7 @@ import io.rdmaflux.connector.IoErrors;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.scheduler.Scheduler;
@@ -29,11 +30,13 @@ final class TreeReader implements ReadOutlet {
     private final BufferPool pool;
     private final Scheduler scheduler;
     private final ReadPermits permits;
-    // Counted by the packer and by lanes as their files end; read by the packer for END.
-    private long okBytes;
-    private long failures;
+    // Counted by the packer and by lanes as their files end, on the scheduler's threads at once
+    // (up to parallelFiles lanes); read by the packer for END, whose counts the sink checks.
+    private final AtomicLong okBytes = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
 
-    private TreeReader(Path root, TreeSourceOptions options, FluxSink<Chunk> out) {
+    /** Package-private for tests of the counts; {@link #flux} makes one per subscription. */
+    TreeReader(Path root, TreeSourceOptions options, FluxSink<Chunk> out) {
         this.what = "tree " + root;
         this.options = options;
         this.out = out;
@@ -116,27 +119,27 @@ final class TreeReader implements ReadOutlet {
     @Override
     public void fileEnded(TreeEntry entry, long bytes, String why) {
         if (why == null) {
-            okBytes += bytes;
+            okBytes.addAndGet(bytes);
             options.listener().onDone(entry, bytes);
         } else {
-            failures++;
+            failures.incrementAndGet();
             options.listener().onFailure(new TreeFailure(entry.path(), why));
         }
     }
 
     @Override
     public void failed(String path, String why) {
-        failures++;
+        failures.incrementAndGet();
         options.listener().onFailure(new TreeFailure(path, why));
     }
 
     @Override
     public long okBytes() {
-        return okBytes;
+        return okBytes.get();
     }
 
     @Override
     public long failures() {
-        return failures;
+        return failures.get();
     }
 }
