@@ -1,11 +1,11 @@
 package io.rdmaflux.cli;
 
-import static io.rdmaflux.cli.SpecialFiles.S_IFCHR;
-import static io.rdmaflux.cli.SpecialFiles.S_IFIFO;
-import static io.rdmaflux.cli.SpecialFiles.S_IFREG;
-import static io.rdmaflux.cli.SpecialFiles.charDevice;
-import static io.rdmaflux.cli.SpecialFiles.fifo;
-import static io.rdmaflux.cli.SpecialFiles.type;
+import static io.rdmaflux.testing.SpecialFiles.S_IFCHR;
+import static io.rdmaflux.testing.SpecialFiles.S_IFIFO;
+import static io.rdmaflux.testing.SpecialFiles.S_IFREG;
+import static io.rdmaflux.testing.SpecialFiles.charDevice;
+import static io.rdmaflux.testing.SpecialFiles.fifo;
+import static io.rdmaflux.testing.SpecialFiles.type;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;

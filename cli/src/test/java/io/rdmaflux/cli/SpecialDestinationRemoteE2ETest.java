@@ -1,8 +1,8 @@
 package io.rdmaflux.cli;
 
-import static io.rdmaflux.cli.SpecialFiles.S_IFCHR;
-import static io.rdmaflux.cli.SpecialFiles.charDevice;
-import static io.rdmaflux.cli.SpecialFiles.type;
+import static io.rdmaflux.testing.SpecialFiles.S_IFCHR;
+import static io.rdmaflux.testing.SpecialFiles.charDevice;
+import static io.rdmaflux.testing.SpecialFiles.type;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.cli.remote.ShellWords;

@@ -1,9 +1,14 @@
 package io.rdmaflux.connector.tree;
 
 import static io.rdmaflux.connector.tree.Trees.T;
+import static io.rdmaflux.testing.SpecialFiles.S_IFCHR;
+import static io.rdmaflux.testing.SpecialFiles.S_IFIFO;
+import static io.rdmaflux.testing.SpecialFiles.S_IFREG;
+import static io.rdmaflux.testing.SpecialFiles.charDevice;
+import static io.rdmaflux.testing.SpecialFiles.fifo;
+import static io.rdmaflux.testing.SpecialFiles.type;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rdmaflux.connector.ConnectorException;
 import java.io.IOException;
@@ -12,7 +17,6 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
@@ -31,10 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SpecialDestinationTest {
 
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFIFO = 0010000;
-    private static final int S_IFCHR = 0020000;
-    private static final int S_IFREG = 0100000;
 
     @TempDir
     Path dir;
@@ -185,17 +185,6 @@ class SpecialDestinationTest {
         return Files.write(p, b);
     }
 
-    /** A character device with /dev/null's numbers, made here: writing it discards the bytes. */
-    static Path charDevice(Path p) throws Exception {
-        assumeTrue(run("mknod", p.toString(), "c", "1", "3") == 0, "mknod needs root");
-        return p;
-    }
-
-    static Path fifo(Path p) throws Exception {
-        assumeTrue(run("mkfifo", p.toString()) == 0, "mkfifo is not available");
-        return p;
-    }
-
     /** Reads the FIFO to its end from another process, concurrently. */
     static CompletableFuture<byte[]> reader(Path fifo) throws IOException {
         Process cat = new ProcessBuilder("timeout", "60", "cat", fifo.toString()).start();
@@ -208,17 +197,4 @@ class SpecialDestinationTest {
         });
     }
 
-    static int type(Path p) throws IOException {
-        return (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS) & S_IFMT;
-    }
-
-    private static int run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return -1;
-        }
-        return p.exitValue();
-    }
 }

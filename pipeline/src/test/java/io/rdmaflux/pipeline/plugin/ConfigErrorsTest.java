@@ -2,12 +2,12 @@ package io.rdmaflux.pipeline.plugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rdmaflux.pipeline.config.ConfigError;
 import io.rdmaflux.pipeline.config.ConfigException;
 import io.rdmaflux.pipeline.config.Home;
 import io.rdmaflux.pipeline.config.OptionSpec;
+import io.rdmaflux.testing.SpecialFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,12 +42,6 @@ class ConfigErrorsTest {
 
     private static List<String> errors(String yaml) {
         return errors(yaml, Map.of());
-    }
-
-    /** The exit status of a short command (mkfifo, mknod), its output discarded. */
-    private static int run(String... command) throws Exception {
-        return new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectErrorStream(true).start().waitFor();
     }
 
     private String keyFile() throws Exception {
@@ -320,8 +314,7 @@ class ConfigErrorsTest {
                 .containsExactly("p.yaml:66: nested more than 64 levels deep (a pipeline needs 4)");
         // Only a regular file is read (a FIFO would block, /dev/zero never end), and only 1 MiB of it.
         // The FIFO is made here, so that the test depends on nothing of the machine's own /dev.
-        Path fifo = dir.resolve("fifo.yaml");
-        assertThat(run("mkfifo", fifo.toString())).isZero();
+        Path fifo = SpecialFiles.fifo(dir.resolve("fifo.yaml"));
         assertThatThrownBy(() -> PipelineConfig.load(fifo, PLUGINS))
                 .isInstanceOf(IOException.class).hasMessage("not a regular file");
         assertThatThrownBy(() -> PipelineConfig.load(dir, PLUGINS))
@@ -338,8 +331,7 @@ class ConfigErrorsTest {
     @Test
     void aDeviceIsNotReadAsAPipelineFile() throws Exception {
         // A character device with /dev/null's numbers, made in the test's directory, not /dev/null itself.
-        Path device = dir.resolve("device.yaml");
-        assumeTrue(run("mknod", device.toString(), "c", "1", "3") == 0, "mknod needs root");
+        Path device = SpecialFiles.charDevice(dir.resolve("device.yaml"));
         assertThatThrownBy(() -> PipelineConfig.load(device, PLUGINS))
                 .isInstanceOf(IOException.class).hasMessage("not a regular file");
     }
