@@ -106,7 +106,12 @@ final class SmallFileWriters {
         writers.execute(() -> written.add(write(job)));
     }
 
-    /** On a writer thread: writes a gathered file and puts it in place, or removes what it wrote. */
+    /**
+     * On a writer thread: writes a gathered file and puts it in place, or removes what it wrote.
+     * Always returns, whatever it catches: the sink's thread waits for one report per queued
+     * file, so an Error left to the pool (a class that fails to initialize, say) stalled the
+     * stream for good.
+     */
     private Written write(Job job) {
         Path path = null;
         try {
@@ -123,9 +128,10 @@ final class SmallFileWriters {
             }
             files.place(path, job.target(), job.entry());
             return new Written(job, null);
-        } catch (IOException | RuntimeException x) {
+        } catch (Throwable x) {
             TreeFiles.deleteQuietly(path);
-            return new Written(job, x);
+            return new Written(job, x instanceof Exception e ? e
+                    : new IOException("could not write " + job.entry().path() + " (" + x + ")", x));
         } finally {
             release(job.contents());
         }
