@@ -4,6 +4,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.crypto.Mac;
 import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
 
 /**
  * Installs BlockHound once for the JVM that runs the round-trip tests (tagged "blockhound",
@@ -39,6 +40,13 @@ public final class BlockHoundSupport {
                 .markAsBlocking("sun.nio.ch.FileChannelImpl", "read", "(Ljava/nio/ByteBuffer;)I")
                 .markAsBlocking("sun.nio.ch.FileChannelImpl", "write", "(Ljava/nio/ByteBuffer;)I")
                 // The channel draws its HELLO nonces on the event loop; /dev/urandom never blocks.
-                .allowBlockingCallsInside("java.security.SecureRandom", "nextBytes"));
+                .allowBlockingCallsInside("java.security.SecureRandom", "nextBytes")
+                // The error can be swallowed by the code that made the call, so that the test
+                // only sees a stream that never ends: print where it happened, then throw.
+                .blockingMethodCallback(method -> {
+                    BlockingOperationError error = new BlockingOperationError(method);
+                    error.printStackTrace();
+                    throw error;
+                }));
     }
 }

@@ -137,9 +137,22 @@ class TreeChannelTest {
         try {
             FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key(KEY)
                     .transport(TransportKind.TCP).send(metadata, body).block(T);
+        } catch (IllegalStateException timeout) {
+            // A stream that never ended (seen once in CI, never here): say where every thread was.
+            printThreads();
+            throw timeout;
         } finally {
             server.dispose();
         }
         return result.get();
+    }
+
+    private static void printThreads() {
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            System.err.println("thread \"" + thread.getName() + "\" " + thread.getState());
+            for (int i = 0; i < Math.min(stack.length, 12); i++) {
+                System.err.println("    at " + stack[i]);
+            }
+        });
     }
 }
