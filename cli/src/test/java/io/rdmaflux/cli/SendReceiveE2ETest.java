@@ -179,13 +179,16 @@ class SendReceiveE2ETest {
     @Test
     void receiverTimeoutDoesNotCutAStreamThatTakesLonger() throws Exception {
         Path out = dir.resolve("out.bin");
-        Tool r = recv("--timeout", "2", "0", "k", out.toString());
+        // The timeout bounds the wait for a sender; 5 s leaves a loaded machine time to start
+        // the sender's JVM (2 s did not, in a CI run).
+        Tool r = recv("--timeout", "5", "0", "k", out.toString());
         Tool s = send("127.0.0.1", Integer.toString(r.listeningPort()), "k");
-        // The sender's stdin trickles for about 5 s: the stream outlives the receiver's timeout.
-        byte[] sent = new byte[5 * 4096];
+        // The sender's stdin trickles for 7 s from its start, which is after the receiver's: the
+        // stream outlives the receiver's timeout however long the sender took to start.
+        byte[] sent = new byte[7 * 4096];
         new java.util.Random(11).nextBytes(sent);
         try (OutputStream in = s.process.getOutputStream()) {
-            for (int i = 0; i < 5; i++) {
+            for (int i = 0; i < 7; i++) {
                 in.write(sent, i * 4096, 4096);
                 in.flush();
                 Thread.sleep(1000);
