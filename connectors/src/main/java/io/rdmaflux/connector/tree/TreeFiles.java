@@ -46,6 +46,7 @@ final class TreeFiles {
     private final boolean fsync;
     /** When this stream began: every entry's access time. */
     private final FileTime started = FileTime.from(java.time.Instant.now());
+    private final long startedNanos = started.to(TimeUnit.NANOSECONDS);
     private final Set<PosixFilePermission>[] permissions = newPermissionCache();
     /** Files whose setuid or setgid bits were dropped, and the first of them by path. */
     private final AtomicLong setIdDropped = new AtomicLong();
@@ -101,10 +102,14 @@ final class TreeFiles {
     /**
      * Sets the modification time, and the access time to when this stream began: with both
      * given, the JDK needs no stat to keep one of them. {@code link}: {@code p} is a symbolic
-     * link, its own time is set; otherwise {@code p} is a file or directory this sink checked or
-     * created, and the call may follow it (which spares the JDK an lstat). Any thread.
+     * link, its own time is set (to the nanosecond with {@link LinkTimes}); otherwise {@code p}
+     * is a file or directory this sink checked or created, and the call may follow it (which
+     * spares the JDK an lstat). Any thread.
      */
     void times(Path p, long mtimeNanos, boolean link) throws IOException {
+        if (link && LinkTimes.set(p, mtimeNanos, startedNanos)) {
+            return;   // to the nanosecond; the JDK's lutimes keeps microseconds
+        }
         BasicFileAttributeView view = link ? Files.getFileAttributeView(p, BasicFileAttributeView.class, NOFOLLOW)
                 : Files.getFileAttributeView(p, BasicFileAttributeView.class);
         view.setTimes(FileTime.from(mtimeNanos, TimeUnit.NANOSECONDS), started, null);
