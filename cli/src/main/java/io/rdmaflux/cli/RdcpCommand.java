@@ -49,7 +49,9 @@ import reactor.core.publisher.Mono;
                 + "directory, made when missing. Several SRCs "
                 + "go into DST as a directory. Each file is verified by its checksum; in a directory that "
                 + "existed, it is written under a temporary name and renamed once verified, in one the copy "
-                + "creates under its own name. Modes and times are kept, symbolic links copied as links."},
+                + "creates under its own name. Modes and times are kept (sticky and setgid on directories too; "
+                + "setuid and setgid are dropped from files, with a warning that counts them), symbolic links "
+                + "copied as links."},
         parameterListHeading = "%nArguments:%n",
         optionListHeading = "%nOptions:%n",
         footerHeading = "%nExamples:%n",

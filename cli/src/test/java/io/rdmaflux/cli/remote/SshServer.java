@@ -246,6 +246,8 @@ public class SshServer implements AutoCloseable {
                 .append("AllowAgentForwarding no\n")
                 // rdpipe starts many sessions at once; sshd's default drops some beyond 10.
                 .append("MaxStartups 100:30:200\n")
+                // scp (SFTP by default since OpenSSH 9) for ComparisonTableE2ETest.
+                .append("Subsystem sftp /usr/lib/openssh/sftp-server\n")
                 // bash reads ~/.bashrc for a command run by sshd only as a top-level shell: this
                 // machine's own rc files (a pyenv init whose stale rehash lock stalls every
                 // login for 60 s, say) must not decide whether the tests pass. Tests give the

@@ -9,7 +9,7 @@ import java.util.Objects;
  * @param path       the path relative to the tree's root, components separated by {@code /};
  *                   empty for the root itself
  * @param kind       what the entry is
- * @param mode       permission bits ({@code 07777}; the sink applies {@code 0777})
+ * @param mode       permission bits ({@code 07777}; the sink drops setuid and setgid from files)
  * @param mtimeNanos modification time in nanoseconds since the epoch
  * @param size       a file's length in bytes; 0 for other kinds
  * @param link       a symbolic link's target, or a hard link's earlier path; null otherwise

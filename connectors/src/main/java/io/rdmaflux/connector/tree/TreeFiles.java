@@ -21,6 +21,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The tree sink's file-system calls at one destination: resolving entry paths, creating files
@@ -37,13 +38,22 @@ class TreeFiles {
     static final int S_IFCHR = 0020000;
     static final int S_IFBLK = 0060000;
     private static final int S_IFSOCK = 0140000;
+    /** Permissions with setuid, setgid and sticky: what a tree entry's mode carries. */
+    static final int MODE_BITS = 07777;
+    /** Setuid and setgid: kept on directories, dropped from files ({@link #fileMode}). */
+    private static final int SET_ID = 06000;
 
     private final Path dest;
     private final boolean fsync;
     /** When this stream began: every entry's access time. */
     private final FileTime started = FileTime.from(java.time.Instant.now());
+    private final long startedNanos = started.to(TimeUnit.NANOSECONDS);
     private final Set<PosixFilePermission>[] permissions = newPermissionCache();
-    private volatile Set<PosixFilePermission> createdPermissions;
+    /** Files whose setuid or setgid bits were dropped, and the first of them by path. */
+    private final AtomicLong setIdDropped = new AtomicLong();
+    private volatile String firstSetIdDropped;
+    /** The mode a file gets when created here (the umask's doing), or -1 before the first. */
+    private volatile int createdMode = -1;
 
     TreeFiles(Path dest, boolean fsync) {
         this.dest = dest;
@@ -93,10 +103,14 @@ class TreeFiles {
     /**
      * Sets the modification time, and the access time to when this stream began: with both
      * given, the JDK needs no stat to keep one of them. {@code link}: {@code p} is a symbolic
-     * link, its own time is set; otherwise {@code p} is a file or directory this sink checked or
-     * created, and the call may follow it (which spares the JDK an lstat). Any thread.
+     * link, its own time is set (to the nanosecond with {@link LinkTimes}); otherwise {@code p}
+     * is a file or directory this sink checked or created, and the call may follow it (which
+     * spares the JDK an lstat). Any thread.
      */
     void times(Path p, long mtimeNanos, boolean link) throws IOException {
+        if (link && LinkTimes.set(p, mtimeNanos, startedNanos)) {
+            return;   // to the nanosecond; the JDK's lutimes keeps microseconds
+        }
         BasicFileAttributeView view = link ? Files.getFileAttributeView(p, BasicFileAttributeView.class, NOFOLLOW)
                 : Files.getFileAttributeView(p, BasicFileAttributeView.class);
         view.setTimes(FileTime.from(mtimeNanos, TimeUnit.NANOSECONDS), started, null);
@@ -108,9 +122,63 @@ class TreeFiles {
         }
     }
 
+    /**
+     * The mode a regular file of the tree gets: the entry's, less setuid and setgid, which are
+     * counted ({@link #setIdDropped}). A stream must not make set-id programs: a sink run by
+     * root would make root's. Sticky stays, as on directories. Any thread.
+     */
+    int fileMode(TreeEntry e) {
+        int m = e.mode() & MODE_BITS;
+        if ((m & SET_ID) != 0) {
+            if (setIdDropped.getAndIncrement() == 0) {
+                firstSetIdDropped = e.path();
+            }
+            m &= ~SET_ID;
+        }
+        return m;
+    }
+
+    /** How many files had setuid or setgid bits dropped so far. */
+    long setIdDropped() {
+        return setIdDropped.get();
+    }
+
+    /** The first file whose setuid or setgid bits were dropped, or null. */
+    String firstSetIdDropped() {
+        return firstSetIdDropped;
+    }
+
+    /**
+     * Gives {@code p} (followed if a link: only files and directories come here) the {@code 07777}
+     * bits of {@code mode}: on a directory sticky and setgid too, as {@code rsync -a} keeps them
+     * (files come through {@link #fileMode}). The sink changes no owner, so there is no chown
+     * to clear the bits after. Where the file system has no unix view, the {@code 0777} bits.
+     * Any thread.
+     */
+    void chmod(Path p, int mode) throws IOException {
+        try {
+            Files.setAttribute(p, "unix:mode", mode & MODE_BITS);
+        } catch (UnsupportedOperationException | IllegalArgumentException noUnixView) {
+            Files.setPosixFilePermissions(p, permissions(mode));
+        }
+    }
+
+    /** The {@code 07777} bits of {@code p}'s mode (not followed), or of its permissions where there is no unix view. */
+    static int mode(Path p) throws IOException {
+        try {
+            return (Integer) Files.getAttribute(p, "unix:mode", NOFOLLOW) & MODE_BITS;
+        } catch (UnsupportedOperationException | IllegalArgumentException noUnixView) {
+            int m = 0;
+            for (PosixFilePermission x : Files.getPosixFilePermissions(p, NOFOLLOW)) {
+                m |= 0400 >> x.ordinal();   // the enum's order is rwx for owner, group, others
+            }
+            return m;
+        }
+    }
+
     /** The permissions of a mode's {@code 0777} bits. Any thread (a racing fill stores equal sets). */
-    Set<PosixFilePermission> permissions(int mode) {
-        int m = mode & 0777;   // setuid, setgid and sticky bits are not applied (Java has no call for them)
+    private Set<PosixFilePermission> permissions(int mode) {
+        int m = mode & 0777;
         Set<PosixFilePermission> s = permissions[m];
         if (s == null) {
             StringBuilder b = new StringBuilder(9);
@@ -153,14 +221,15 @@ class TreeFiles {
 
     /** Gives a written file its mode and time and, written under a temporary name, its name. Any thread. */
     void place(Path file, Path target, TreeEntry entry) throws IOException {
-        Set<PosixFilePermission> perms = permissions(entry.mode());
-        Set<PosixFilePermission> created = createdPermissions;
-        if (created == null) {
-            created = Files.getPosixFilePermissions(file, NOFOLLOW);
-            createdPermissions = created;
+        int created = createdMode;
+        if (created < 0) {
+            created = mode(file);
+            createdMode = created;
         }
-        if (!perms.equals(created)) {
-            Files.setPosixFilePermissions(file, perms);
+        // After the contents: a write by a user other than root clears setuid and setgid.
+        int mode = fileMode(entry);
+        if (mode != created) {
+            chmod(file, mode);
         }
         times(file, entry.mtimeNanos(), false);
         if (!file.equals(target)) {

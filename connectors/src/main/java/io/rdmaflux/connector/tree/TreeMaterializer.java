@@ -121,8 +121,9 @@ final class TreeMaterializer {
                 env.rules().linkTarget(e, flags, false);
                 return;
             }
-            if (!a.permissions().equals(files.permissions(e.mode()))) {
-                Files.setPosixFilePermissions(target, files.permissions(e.mode()));
+            int mode = files.fileMode(e);
+            if (TreeFiles.mode(target) != mode) {   // a sync that changes only the mode, sticky too
+                files.chmod(target, mode);
             }
             if (a.lastModifiedTime().to(TimeUnit.NANOSECONDS) != e.mtimeNanos()) {
                 files.times(target, e.mtimeNanos(), false);
@@ -219,7 +220,7 @@ final class TreeMaterializer {
             TreeEntry d = directoryOrder.get(i);
             Path dir = files.resolve(d.path());
             try {
-                Files.setPosixFilePermissions(dir, files.permissions(d.mode()));
+                files.chmod(dir, d.mode());   // sticky and setgid too, as rsync -a keeps them
                 files.times(dir, d.mtimeNanos(), false);
                 if (files.fsync()) {
                     TreeFiles.sync(dir);
@@ -228,6 +229,19 @@ final class TreeMaterializer {
                 files.fatalIfFull(d.path(), e);
                 tally.failed(d.path(), "cannot set its mode and time: " + TreeFiles.phrase(e));
             }
+        }
+    }
+
+    /**
+     * After the stream: one warning, naming the first file, for the files whose setuid or
+     * setgid bits were dropped ({@link TreeFiles#fileMode}), with how many and why.
+     */
+    void warnSetIdDropped() {
+        long n = files.setIdDropped();
+        if (n > 0) {
+            tally.warn(files.firstSetIdDropped(), "setuid/setgid bits dropped from this file"
+                    + (n == 1 ? "" : " and " + (n - 1) + " more") + " (a copy never makes set-id programs;"
+                    + " chmod u+s or g+s them yourself where you trust them)");
         }
     }
 

@@ -35,8 +35,9 @@ import reactor.core.publisher.Mono;
  * a device or other unknown kind, data longer or shorter than its header says, or a stream
  * that ends without its END record, fails the stream with a CODEC (bad data)
  * {@link io.rdmaflux.error.RdmaFluxException} that names the entry, and nothing is written
- * outside the destination. Only the permission bits {@code 0777} are applied: a stream cannot
- * make setuid files.
+ * outside the destination. A directory gets its whole mode (sticky and setgid too); a file its
+ * mode less setuid and setgid, with one warning that counts those files: a stream cannot make
+ * set-id programs.
  *
  * <p>Writes run on the options' scheduler, never on the thread that delivers the chunks; see
  * {@link Sink} for ownership and {@link TreeSinkOptions} for the memory bound.

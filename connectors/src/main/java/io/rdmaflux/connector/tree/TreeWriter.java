@@ -114,6 +114,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             }
         }
         materializer.finishDirectories();
+        materializer.warnSetIdDropped();
         return dest.toString();
     }
 

@@ -113,8 +113,8 @@ final class Trees {
 
     /**
      * Every entry under {@code root} as "type mode size mtime link-or-sha256", keyed by relative
-     * path ("." for the root). Symbolic links' times compare in microseconds (Linux sets them with
-     * lutimes), everything else in nanoseconds.
+     * path ("." for the root). Times compare in nanoseconds; symbolic links' in microseconds
+     * where the sink has no {@link LinkTimes} (JDK 17 sets them with lutimes).
      */
     static Map<String, String> listing(Path root) throws IOException {
         Map<String, String> m = new TreeMap<>();
@@ -172,7 +172,7 @@ final class Trees {
             case "link" -> "-> " + Files.readSymbolicLink(p);
             default -> "";
         };
-        long time = type.equals("link") ? mtime / 1000 : mtime;
+        long time = type.equals("link") && !LinkTimes.available() ? mtime / 1000 : mtime;   // JDK 17: lutimes
         String perms = type.equals("link") ? "" : Integer.toOctalString(mode & 07777);
         return type + " " + perms + " " + time + " " + tail;
     }
