@@ -1,6 +1,5 @@
 package io.rdmaflux.cli;
 
-import java.io.PrintStream;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Locale;
@@ -9,7 +8,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Counts a stream's payload bytes for the progress line and the final bandwidth report.
- * The progress line redraws itself on a terminal; it is written to stderr only. Its rate, and
+ * The progress line redraws itself on a terminal; it is written to stderr only, through
+ * {@link Console}, which clears it before any other message. Its rate, and
  * the ETA drawn from it, are those of the last {@link #WINDOW_NS} (as pv shows them), so a
  * transfer that slows down or speeds up is not judged by its average since the start.
  */
@@ -82,7 +82,9 @@ final class Meter {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            Console.stderr().println();
+            // The final counts stay on screen, unless an error was printed already: then it is
+            // the last line, and a progress line after it would look like the transfer went on.
+            Console.endProgress(redraw());
         }
     }
 
@@ -122,17 +124,15 @@ final class Meter {
 
     /** Starts redrawing a progress line on stderr twice a second, calling {@code update} before each. */
     void startProgress(Runnable update) {
-        PrintStream err = Console.stderr();
         ticker = new Thread(() -> {
             try {
                 while (!Thread.currentThread().isInterrupted()) {
                     Thread.sleep(500);
                     update.run();
-                    err.print(redraw());
-                    err.flush();
+                    Console.progress(redraw());
                 }
             } catch (InterruptedException e) {
-                err.print(redraw());
+                // stop() draws the last line, through Console, which knows whether it may.
             }
         }, "progress");
         ticker.setDaemon(true);
