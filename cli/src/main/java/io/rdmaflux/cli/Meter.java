@@ -25,6 +25,7 @@ final class Meter {
     private volatile long end;
     private volatile long files = -1;
     private volatile long totalFiles = -1;
+    private volatile long links = -1;
     private Thread ticker;
     /** (time, bytes) samples of the last window, oldest first; guarded by "this". */
     private final ArrayDeque<long[]> samples = new ArrayDeque<>();
@@ -62,6 +63,11 @@ final class Meter {
     void files(long done, long total) {
         files = done;
         totalFiles = total;
+    }
+
+    /** Hard links in place (-1 where unknown): second names of files, counted apart from them. */
+    void links(long n) {
+        links = n;
     }
 
     long bytes() {
@@ -109,12 +115,18 @@ final class Meter {
      * sync found current and kept, and the time.
      */
     String summary(long written, long writtenBytes, long kept) {
-        return fileCount(written) + String.format(Locale.ROOT, ", %d bytes (%s) in %.2f s", writtenBytes, human(writtenBytes),
+        return fileCount(written) + linkCount(", ") + String.format(Locale.ROOT, ", %d bytes (%s) in %.2f s", writtenBytes, human(writtenBytes),
                 seconds()) + (kept > 0 ? "; " + fileCount(kept) + " already up to date" : "");
     }
 
     private static String fileCount(long n) {
         return n + (n == 1 ? " file" : " files");
+    }
+
+    /** The hard links, after {@code separator}, when there are any. */
+    private String linkCount(String separator) {
+        long n = links;
+        return n > 0 ? separator + n + (n == 1 ? " link" : " links") : "";
     }
 
     /** Starts redrawing a progress line on stderr twice a second. */
@@ -162,7 +174,8 @@ final class Meter {
             l.append(" / ").append(human(t)).append(String.format(Locale.ROOT, " %3d%%", Math.min(100, b * 100 / t)));
         }
         if (files >= 0) {
-            l.append("  ").append(files).append(totalFiles >= 0 ? "/" + totalFiles : "").append(" files");
+            l.append("  ").append(files).append(totalFiles >= 0 ? "/" + totalFiles : "").append(" files")
+                    .append(linkCount(", "));
         }
         l.append("  ").append(human((long) rate)).append("/s");
         if (t > 0 && rate > 0 && b < t) {

@@ -111,6 +111,48 @@ class ProgressE2ETest {
         assertThat(t.err()).as("rdpipe -v").contains("rdpipe: " + Files.size(input) + " bytes (3.00 MiB) in ");
     }
 
+    @Test
+    void rdcpCountsASparseFilesLengthAndLinksAsLinks() throws Exception {
+        // A 256 MiB file of which 1 MiB is data, the rest a hole; a small file with two more names.
+        Path src = Files.createDirectories(dir.resolve("remote").resolve("src"));
+        Path sparse = src.resolve("sparse.img");
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(sparse.toFile(), "rw")) {
+            f.write(Files.readAllBytes(Files2.random(dir.resolve("head"), 1 << 20, 3)));
+            f.setLength(256L << 20);
+        }
+        Path small = Files2.random(src.resolve("small"), 4096, 4);
+        Files.createLink(src.resolve("small-2"), small);
+        Files.createLink(src.resolve("small-3"), small);
+        long logical = (256L << 20) + 4096;
+        Path dst = dir.resolve("dst");
+
+        // Pulled: the holes are counted on h2, and reach the progress line through the agent's reports.
+        Tool t = Tool.start(dir, "rdcp", ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE,
+                Map.of("RDFLUX_JAVA_OPTS", marker()), "-e", sshd.rsh(), "--rdflux-path", ShellWords.quote(remoteTool.toString()),
+                "-r", "-v", "--progress", "h2:" + src, dst.toString());
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(Files.mismatch(sparse, dst.resolve("sparse.img"))).isEqualTo(-1);
+        String err = t.err();
+        List<String> lines = shown(err);
+        int copied = lines.indexOf(lines.stream().filter(l -> l.startsWith("rdcp: copied ")).findFirst()
+                .orElseThrow(() -> new AssertionError("no summary: " + err)));
+        String last = lines.get(copied - 1);
+        assertThat(last).as("the last progress line; stderr: %s", err)
+                .startsWith(Meter.human(logical) + " / " + Meter.human(logical) + " 100%")
+                .contains("  2/2 files, 2 links  ").doesNotContain("ETA");
+        assertThat(lines.get(copied)).as("the summary")
+                .startsWith("rdcp: copied 2 files, 2 links, " + logical + " bytes (" + Meter.human(logical) + ") in ");
+        // The bandwidth is that of the bytes the summary counts, in the time it says.
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(" in ([0-9.]+) s").matcher(lines.get(copied));
+        assertThat(m.find()).isTrue();
+        double seconds = Double.parseDouble(m.group(1)) + 0.01;
+        String bandwidth = lines.get(copied + 1);
+        assertThat(bandwidth).startsWith("Bandwidth ");
+        double gbs = Double.parseDouble(bandwidth.replaceAll("[^0-9.]", ""));
+        assertThat(gbs).as("%s against %d bytes in %s", bandwidth, logical, m.group(1))
+                .isGreaterThanOrEqualTo(logical / seconds / 1e9 - 0.001);
+    }
+
     // ---- helpers
 
     /** Each line of stderr as a terminal shows it: what follows the last carriage return. */
