@@ -54,6 +54,16 @@ final class AgentPipelines implements Agent.JobRunner {
             }
 
             @Override
+            public void onSourceHole(long bytes) {
+                control.count().hole(bytes);
+            }
+
+            @Override
+            public void onLink() {
+                control.count().link();
+            }
+
+            @Override
             public void onFile(long bytes) {
                 control.count().file(bytes);
             }

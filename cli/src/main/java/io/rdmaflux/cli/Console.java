@@ -3,8 +3,8 @@ package io.rdmaflux.cli;
 import io.rdmaflux.text.RemoteText;
 import java.io.PrintStream;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.ConsoleHandler;
 import java.util.logging.Formatter;
+import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -15,6 +15,11 @@ import java.util.logging.Logger;
  * the same stream and kept quiet unless {@code -v} or {@code --debug} asks for more. Every
  * message passes {@link RemoteText#sanitize} on its way out, whatever it quotes (a peer's
  * notice, a remote host's path, a file name from a hostile tree): no line can drive the terminal.
+ *
+ * <p>Console owns stderr's line: a progress line ({@link #progress}) has no newline, so every
+ * other message clears it first and starts on a line of its own, whoever prints it (a remote
+ * end's line, a log record, the final error). After {@link #endProgress} or an error no progress
+ * is drawn again: the final message stays the last line. Print to stderr through this class.
  */
 final class Console {
 
@@ -27,6 +32,12 @@ final class Console {
     private static final PrintStream err = System.err;
     /** The real standard output once {@link #reserveStdout} pointed System.out elsewhere. */
     private static volatile PrintStream out;
+    /** Guards stderr's line state below, and each write to stderr. */
+    private static final Object LINE = new Object();
+    /** Characters of the progress line now on stderr's last line; 0 when none is drawn. */
+    private static int progressWidth;
+    /** Whether the progress line is over: the final message may follow, no progress after it. */
+    private static boolean progressOver;
 
     private Console() {
     }
@@ -42,7 +53,25 @@ final class Console {
         for (var h : root.getHandlers()) {
             root.removeHandler(h);
         }
-        ConsoleHandler handler = new ConsoleHandler();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (isLoggable(r)) {
+                    // Through stderr's line owner: a record must not land on a progress line.
+                    print(getFormatter().format(r));
+                }
+            }
+
+            @Override
+            public void flush() {
+                err.flush();
+            }
+
+            @Override
+            public void close() {
+                flush();
+            }
+        };
         handler.setFormatter(new Formatter() {
             @Override
             public String format(LogRecord r) {
@@ -77,12 +106,12 @@ final class Console {
 
     /** A message for the person at the terminal. */
     public static void info(String message) {
-        err.println(tool + ": " + safe(message));
+        line(tool + ": " + safe(message));
     }
 
     /** A warning: something works, but not as it should be. */
     public static void warn(String message) {
-        err.println(tool + ": warning: " + safe(message));
+        line(tool + ": warning: " + safe(message));
     }
 
     /**
@@ -99,15 +128,71 @@ final class Console {
 
     /** One line for a failure, and the stack trace only under {@code --debug}. */
     public static void error(Throwable t) {
-        err.println(tool + ": " + message(t));
-        if (debug) {
-            err.print(trace(t));
+        synchronized (LINE) {
+            line(tool + ": " + message(t));
+            if (debug) {
+                print(trace(t));
+            }
+            progressOver = true;
         }
     }
 
     /** One line for a failure given as text. */
     public static void error(String message) {
-        err.println(tool + ": " + safe(message));
+        synchronized (LINE) {
+            line(tool + ": " + safe(message));
+            progressOver = true;
+        }
+    }
+
+    /** A line on stderr, as it is (the caller made it safe), on a line of its own. */
+    public static void line(String text) {
+        print(text + System.lineSeparator());
+    }
+
+    /** Text on stderr, ending with a newline, after clearing the progress line if one is drawn. */
+    private static void print(String text) {
+        synchronized (LINE) {
+            if (progressWidth > 0) {
+                err.print("\r" + " ".repeat(progressWidth) + "\r");
+                progressWidth = 0;
+            }
+            err.print(text);
+            err.flush();
+        }
+    }
+
+    /**
+     * Draws the progress line: {@code drawn} starts with a carriage return and covers the line
+     * drawn before. Nothing is drawn once the progress is over.
+     */
+    static void progress(String drawn) {
+        synchronized (LINE) {
+            if (progressOver) {
+                return;
+            }
+            err.print(drawn);
+            err.flush();
+            progressWidth = Math.max(0, drawn.length() - 1);
+        }
+    }
+
+    /**
+     * Ends the progress for good: {@code last} (as {@link #progress} takes it), the final
+     * counts, stays on its own line, unless an error was the last word already; no progress
+     * line is drawn after this.
+     */
+    static void endProgress(String last) {
+        synchronized (LINE) {
+            if (progressOver) {
+                return;
+            }
+            progressOver = true;
+            err.print(last);
+            err.println();
+            err.flush();
+            progressWidth = 0;
+        }
     }
 
     /** One line that a terminal shows as text and obeys in nothing (the one rule of {@link RemoteText}). */

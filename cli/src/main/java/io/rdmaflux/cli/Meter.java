@@ -1,6 +1,5 @@
 package io.rdmaflux.cli;
 
-import java.io.PrintStream;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Locale;
@@ -9,7 +8,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Counts a stream's payload bytes for the progress line and the final bandwidth report.
- * The progress line redraws itself on a terminal; it is written to stderr only. Its rate, and
+ * The progress line redraws itself on a terminal; it is written to stderr only, through
+ * {@link Console}, which clears it before any other message. Its rate, and
  * the ETA drawn from it, are those of the last {@link #WINDOW_NS} (as pv shows them), so a
  * transfer that slows down or speeds up is not judged by its average since the start.
  */
@@ -25,6 +25,7 @@ final class Meter {
     private volatile long end;
     private volatile long files = -1;
     private volatile long totalFiles = -1;
+    private volatile long links = -1;
     private Thread ticker;
     /** (time, bytes) samples of the last window, oldest first; guarded by "this". */
     private final ArrayDeque<long[]> samples = new ArrayDeque<>();
@@ -64,6 +65,11 @@ final class Meter {
         totalFiles = total;
     }
 
+    /** Hard links in place (-1 where unknown): second names of files, counted apart from them. */
+    void links(long n) {
+        links = n;
+    }
+
     long bytes() {
         return bytes.get();
     }
@@ -82,7 +88,9 @@ final class Meter {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            Console.stderr().println();
+            // The final counts stay on screen, unless an error was printed already: then it is
+            // the last line, and a progress line after it would look like the transfer went on.
+            Console.endProgress(redraw());
         }
     }
 
@@ -107,12 +115,18 @@ final class Meter {
      * sync found current and kept, and the time.
      */
     String summary(long written, long writtenBytes, long kept) {
-        return fileCount(written) + String.format(Locale.ROOT, ", %d bytes (%s) in %.2f s", writtenBytes, human(writtenBytes),
+        return fileCount(written) + linkCount(", ") + String.format(Locale.ROOT, ", %d bytes (%s) in %.2f s", writtenBytes, human(writtenBytes),
                 seconds()) + (kept > 0 ? "; " + fileCount(kept) + " already up to date" : "");
     }
 
     private static String fileCount(long n) {
         return n + (n == 1 ? " file" : " files");
+    }
+
+    /** The hard links, after {@code separator}, when there are any. */
+    private String linkCount(String separator) {
+        long n = links;
+        return n > 0 ? separator + n + (n == 1 ? " link" : " links") : "";
     }
 
     /** Starts redrawing a progress line on stderr twice a second. */
@@ -122,17 +136,15 @@ final class Meter {
 
     /** Starts redrawing a progress line on stderr twice a second, calling {@code update} before each. */
     void startProgress(Runnable update) {
-        PrintStream err = Console.stderr();
         ticker = new Thread(() -> {
             try {
                 while (!Thread.currentThread().isInterrupted()) {
                     Thread.sleep(500);
                     update.run();
-                    err.print(redraw());
-                    err.flush();
+                    Console.progress(redraw());
                 }
             } catch (InterruptedException e) {
-                err.print(redraw());
+                // stop() draws the last line, through Console, which knows whether it may.
             }
         }, "progress");
         ticker.setDaemon(true);
@@ -162,7 +174,8 @@ final class Meter {
             l.append(" / ").append(human(t)).append(String.format(Locale.ROOT, " %3d%%", Math.min(100, b * 100 / t)));
         }
         if (files >= 0) {
-            l.append("  ").append(files).append(totalFiles >= 0 ? "/" + totalFiles : "").append(" files");
+            l.append("  ").append(files).append(totalFiles >= 0 ? "/" + totalFiles : "").append(" files")
+                    .append(linkCount(", "));
         }
         l.append("  ").append(human((long) rate)).append("/s");
         if (t > 0 && rate > 0 && b < t) {

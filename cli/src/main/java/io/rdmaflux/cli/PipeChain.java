@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
@@ -40,6 +41,9 @@ import reactor.util.Loggers;
  * <p>The outcome is as {@code set -o pipefail}: the status of the rightmost hop that failed of
  * its own accord, a {@link SegmentFailure} naming it. A hop cut short (75) because another hop
  * failed is a consequence, and counts only when nothing else failed.
+ *
+ * <p>The meter (-v, --progress) counts the bytes of the busiest hop, as rdma-pipe's -v reports
+ * the transfer: not what the last command printed ({@code wc -c} prints a few bytes of 1 GiB).
  */
 final class PipeChain {
 
@@ -76,6 +80,10 @@ final class PipeChain {
     private final List<Sinks.One<Outcome>> outcomes = new ArrayList<>();
     private final Disposable.Composite locals = Disposables.composite();
     private final AtomicBoolean tornDown = new AtomicBoolean();
+    /** The bytes each hop took in so far: local hops count their source, agents report theirs. */
+    private final AtomicLongArray moved;
+    /** What this run added to the meter: the busiest hop's count, when it was last shown. */
+    private final AtomicLong shown = new AtomicLong();
     /** The ports local receiving hops bound, by hop. */
     private final Map<Integer, Sinks.One<Integer>> localPorts = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -87,6 +95,7 @@ final class PipeChain {
         this.meter = meter;
         this.agents = new RemoteAgent[hops.size()];
         this.keys = new String[hops.size()];
+        this.moved = new AtomicLongArray(hops.size());
         for (int i = 0; i < hops.size(); i++) {
             outcomes.add(Sinks.one());
             if (hops.get(i).input() == Input.RECEIVE) {
@@ -137,14 +146,8 @@ final class PipeChain {
                     endpoints.get(i + 1).flatMap(ep -> agent.connect(ep.host(), ep.port()))
                             .subscribe(x -> { }, e -> log.debug("no connect for {}: {}", hop.label(), e.toString()));
                 }
-                if (i == hops.size() - 1) {
-                    // The chain's end is remote: progress is what it reports.
-                    AtomicLong seen = new AtomicLong();
-                    locals.add(Flux.interval(Duration.ofMillis(500)).subscribe(x -> {
-                        long b = agent.bytes();
-                        meter.add(b - seen.getAndSet(b));
-                    }));
-                }
+                // A remote hop's count is what its agent reports.
+                locals.add(Flux.interval(Duration.ofMillis(500)).subscribe(x -> moved(index, agent.bytes())));
             } else if (hop.output() == Output.SEND) {
                 locals.add(endpoints.get(i + 1).subscribe(ep -> runLocal(index, ep),
                         e -> log.debug("no endpoint for {}: {}", hop.label(), e.toString())));
@@ -185,9 +188,8 @@ final class PipeChain {
 
             @Override
             public void onSourceBytes(long bytes) {
-                if (last) {
-                    meter.add(bytes);
-                }
+                moved.addAndGet(i, bytes);
+                show();
             }
         };
         Disposable running = Mono.fromCallable(() -> AgentPipelines.fromMap(pipeline(i, downstream), plugins, false).toPipeline())
@@ -231,12 +233,33 @@ final class PipeChain {
 
     private void finish(int i, int status, String message, long bytes, boolean reportedByPeer, boolean stdoutGone) {
         Hop hop = hops.get(i);
+        if (status == 0) {
+            moved(i, bytes);
+        }
         if (message != null && !hop.isLocal() && message.startsWith(hop.host() + ": ")) {
             // An agent's failures name their host; the verdict names it once.
             message = message.substring(hop.host().toString().length() + 2);
         }
         outcomes.get(i).tryEmitValue(new Outcome(i, status, message, bytes, tornDown.get() && status != 0,
                 reportedByPeer, stdoutGone));
+    }
+
+    /** Hop {@code i} took in {@code total} bytes so far (a count never goes back). */
+    private void moved(int i, long total) {
+        moved.accumulateAndGet(i, total, Math::max);
+        show();
+    }
+
+    /** Brings the meter up to the busiest hop's count; this run's share of it only grows. */
+    private void show() {
+        long busiest = 0;
+        for (int i = 0; i < moved.length(); i++) {
+            busiest = Math.max(busiest, moved.get(i));
+        }
+        long before = shown.getAndAccumulate(busiest, Math::max);
+        if (busiest > before) {
+            meter.add(busiest - before);
+        }
     }
 
     /** The exit status a hop's failure stands for: a command's own status, else the tools' table. */
@@ -306,8 +329,7 @@ final class PipeChain {
             primary = anyFailure;
         }
         if (primary == null) {
-            Outcome tail = byHop[hops.size() - 1];
-            meter.add(Math.max(0, tail.bytes() - meter.bytes()));
+            show();
             return Mono.empty();
         }
         for (Outcome o : all) {

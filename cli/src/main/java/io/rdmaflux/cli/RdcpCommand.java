@@ -466,8 +466,9 @@ final class RdcpCommand implements Callable<Integer> {
             }
             AgentMessage.Progress s = from.progress();
             AgentMessage.Progress r = to.progress();
-            meter.set(s.bytes());
+            meter.set(s.logicalBytes());   // a sparse file's holes are done when passed
             meter.files(r.files(), s.totalFiles());
+            meter.links(r.links());
             if (s.totalBytes() >= 0) {
                 meter.total(s.totalBytes());
             }

@@ -40,6 +40,14 @@ public interface PipelineListener {
     }
 
     /**
+     * The source passed {@code bytes} that travel as a hole rather than as data (a sparse
+     * file's zeros in a tree): done, though few bytes went on the wire. A display that counts a
+     * file's length adds them to {@link #onSourceBytes}'s.
+     */
+    default void onSourceHole(long bytes) {
+    }
+
+    /**
      * One file of a stream that carries several (a directory tree) is complete at the sink: in
      * place and verified. {@code bytes} is its content length (a file that was already current,
      * in a sync, is {@link #onFileKept} instead). Sinks that write such streams call it, so that
@@ -55,5 +63,12 @@ public interface PipelineListener {
      */
     default void onFileKept() {
         onFile(0);
+    }
+
+    /**
+     * A second name for a file that came earlier in such a stream (a hard link) is in place at
+     * the sink: a link, not a file, to a display that counts files.
+     */
+    default void onLink() {
     }
 }

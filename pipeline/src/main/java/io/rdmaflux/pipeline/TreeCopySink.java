@@ -47,6 +47,8 @@ public final class TreeCopySink implements PipelineSink {
                     own.onDone(entry, bytes);
                     if (entry.kind() == TreeEntry.Kind.FILE) {
                         listener.onFile(bytes);
+                    } else if (entry.kind() == TreeEntry.Kind.HARD_LINK) {
+                        listener.onLink();
                     }
                 }
 

@@ -3,6 +3,9 @@ package io.rdmaflux.pipeline;
 import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.connector.SinkResult;
+import io.rdmaflux.connector.tree.TreeEntry;
+import io.rdmaflux.connector.tree.TreeFailure;
+import io.rdmaflux.connector.tree.TreeListener;
 import io.rdmaflux.connector.tree.TreeListing;
 import io.rdmaflux.connector.tree.TreeSource;
 import io.rdmaflux.connector.tree.TreeSourceOptions.Compare;
@@ -78,10 +81,43 @@ public final class TreeCopySource implements PipelineSource {
     @Override
     public Mono<SinkResult> open(Downstream downstream) {
         return Mono.defer(() -> {
-            Mono<TreeSource> source = listing == null ? Mono.just(tree)
-                    : readListing(downstream).map(l -> tree.withOptions(tree.options().withBaseline(l, compare)));
+            TreeSource told = withHoles(tree, downstream.listener());
+            Mono<TreeSource> source = listing == null ? Mono.just(told)
+                    : readListing(downstream).map(l -> told.withOptions(told.options().withBaseline(l, compare)));
             return source.flatMap(s -> metadata(s).flatMap(m -> downstream.accept(SourceStream.of(s.open(), m))));
         });
+    }
+
+    /** The tree, its holes passed on to the pipeline's listener (progress counts them as done). */
+    private static TreeSource withHoles(TreeSource s, PipelineListener to) {
+        TreeListener own = s.options().listener();
+        return s.withOptions(s.options().withListener(new TreeListener() {
+            @Override
+            public void onDone(TreeEntry entry, long bytes) {
+                own.onDone(entry, bytes);
+            }
+
+            @Override
+            public void onKept(TreeEntry entry) {
+                own.onKept(entry);
+            }
+
+            @Override
+            public void onFailure(TreeFailure failure) {
+                own.onFailure(failure);
+            }
+
+            @Override
+            public void onWarning(String path, String message) {
+                own.onWarning(path, message);
+            }
+
+            @Override
+            public void onHole(long bytes) {
+                own.onHole(bytes);
+                to.onSourceHole(bytes);
+            }
+        }));
     }
 
     private Mono<StreamMetadata> metadata(TreeSource s) {

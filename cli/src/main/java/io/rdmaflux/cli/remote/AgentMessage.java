@@ -151,20 +151,29 @@ public sealed interface AgentMessage {
      * @param keptFiles  how many of them a sync kept as they were (none of their bytes sent), or -1
      * @param totalFiles the files the tree holds, as its source counted them, or -1
      * @param totalBytes their content bytes (to send, in a sync), or -1
+     * @param holeBytes  bytes of sparse files' zeros the source passed as holes (done, though
+     *                   not in {@code bytes}), or -1
+     * @param links      hard links in place at this end (second names, not files), or -1
      */
-    record Progress(long bytes, long files, long fileBytes, long keptFiles, long totalFiles, long totalBytes)
-            implements AgentMessage {
+    record Progress(long bytes, long files, long fileBytes, long keptFiles, long totalFiles, long totalBytes,
+                    long holeBytes, long links) implements AgentMessage {
 
         /** Bytes only. */
         public Progress(long bytes) {
-            this(bytes, -1, -1, -1, -1, -1);
+            this(bytes, -1, -1, -1, -1, -1, -1, -1);
+        }
+
+        /** The bytes done as a user counts them: those moved and the holes passed. */
+        public long logicalBytes() {
+            return bytes + Math.max(0, holeBytes);
         }
 
         @Override
         public String toLine() {
             return line("progress", "bytes", bytes, "files", known(files), "file-bytes", known(fileBytes),
                     "kept-files", known(keptFiles),
-                    "total-files", known(totalFiles), "total-bytes", known(totalBytes));
+                    "total-files", known(totalFiles), "total-bytes", known(totalBytes),
+                    "hole-bytes", known(holeBytes), "links", known(links));
         }
     }
 
@@ -245,7 +254,7 @@ public sealed interface AgentMessage {
             case "started" -> new Started();
             case "progress" -> new Progress(integer(m, "bytes", 0, Long.MAX_VALUE), optional(m, "files"),
                     optional(m, "file-bytes"), optional(m, "kept-files"), optional(m, "total-files"),
-                    optional(m, "total-bytes"));
+                    optional(m, "total-bytes"), optional(m, "hole-bytes"), optional(m, "links"));
             case "done" -> new Done((int) integer(m, "status", 0, 255), m.containsKey("bytes")
                     ? integer(m, "bytes", 0, Long.MAX_VALUE) : 0, text(m, "message", false), texts(m, "failures"),
                     flag(m, "reported-by-peer"));

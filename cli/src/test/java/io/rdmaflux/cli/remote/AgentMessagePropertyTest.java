@@ -80,7 +80,8 @@ class AgentMessagePropertyTest {
             }
             case 4 -> new AgentMessage.Started();
             case 5 -> new AgentMessage.Progress(count(r), r.nextBoolean() ? -1 : count(r), r.nextBoolean() ? -1 : count(r),
-                    r.nextBoolean() ? -1 : count(r), r.nextBoolean() ? -1 : count(r), r.nextBoolean() ? -1 : count(r));
+                    r.nextBoolean() ? -1 : count(r), r.nextBoolean() ? -1 : count(r), r.nextBoolean() ? -1 : count(r),
+                    r.nextBoolean() ? -1 : count(r), r.nextBoolean() ? -1 : count(r));
             case 6 -> {
                 List<String> failures = new ArrayList<>();
                 int n = r.nextInt(4) == 0 ? r.nextInt(AgentMessage.Done.MAX_FAILURES + 2) : 0;

@@ -18,8 +18,8 @@ class ProgressReportsTest {
         reports.tick();
         count.moved(10);
         reports.tick();
-        assertThat(sent).containsExactly(new AgentMessage.Progress(0, -1, -1, -1, -1, -1),
-                new AgentMessage.Progress(10, -1, -1, -1, -1, -1));
+        assertThat(sent).containsExactly(new AgentMessage.Progress(0, -1, -1, -1, -1, -1, -1, -1),
+                new AgentMessage.Progress(10, -1, -1, -1, -1, -1, -1, -1));
     }
 
     @Test
@@ -31,6 +31,6 @@ class ProgressReportsTest {
         reports.tick();   // a periodic report that fires as the job ends
         reports.last();
         assertThat(sent).hasSize(2);
-        assertThat(sent.get(sent.size() - 1)).isEqualTo(new AgentMessage.Progress(5, 1, 5, -1, -1, -1));
+        assertThat(sent.get(sent.size() - 1)).isEqualTo(new AgentMessage.Progress(5, 1, 5, -1, -1, -1, -1, -1));
     }
 }

@@ -21,19 +21,23 @@ final class FileLane implements Runnable {
     final SourceFile opened;
     private final int payload;
     private final boolean sparse;
+    private final TreeListener listener;
 
     /**
      * @param id      the file's id in the stream
      * @param payload most data bytes in one chunk
      * @param sparse  whether runs of zeros travel as holes
+     * @param listener told of each hole ({@link TreeListener#onHole})
      */
-    FileLane(ReadOutlet outlet, ReadPermits permits, int id, SourceFile opened, int payload, boolean sparse) {
+    FileLane(ReadOutlet outlet, ReadPermits permits, int id, SourceFile opened, int payload, boolean sparse,
+             TreeListener listener) {
         this.outlet = outlet;
         this.permits = permits;
         this.id = id;
         this.opened = opened;
         this.payload = payload;
         this.sparse = sparse;
+        this.listener = listener;
     }
 
     /** The data bytes a lane puts in a chunk of {@code bufferSize} bytes: whole pages when they fit. */
@@ -88,6 +92,9 @@ final class FileLane implements Runnable {
             }
             hole += n;   // all zeros: travels as a hole; read on into the same buffer
             n = 0;
+        }
+        if (hole > 0) {
+            listener.onHole(hole);
         }
         int start;
         int end;

@@ -26,6 +26,14 @@ public interface TreeListener {
         onDone(entry, 0);
     }
 
+    /**
+     * A source passed {@code bytes} of a file's zeros that travel as a hole (a few bytes in the
+     * stream, {@link TreeSourceOptions#sparse()}): done, for a display that counts a file's
+     * length rather than the bytes on the wire.
+     */
+    default void onHole(long bytes) {
+    }
+
     /** An entry failed; the rest of the tree goes on. */
     default void onFailure(TreeFailure failure) {
     }

@@ -322,7 +322,7 @@ final class TreePacker implements Runnable {
                 outlet.failed(entry.path(), failure);
             } else if (lane) {
                 permits.laneStarted();
-                toStart.add(new FileLane(outlet, permits, id, opened, lanePayload, options.sparse()));
+                toStart.add(new FileLane(outlet, permits, id, opened, lanePayload, options.sparse(), listener));
             } else {
                 current = new Packing(id, opened);
             }

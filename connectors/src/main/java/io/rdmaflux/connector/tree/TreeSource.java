@@ -162,7 +162,9 @@ public final class TreeSource implements Source {
     /**
      * What this source would send, counted by a walk of its own (no file is opened): the
      * regular files and their bytes, without the bytes of files its baseline finds current by
-     * size and modification time (a sync). An estimate: the tree may change before it is read,
+     * size and modification time (a sync). A second name of a file (a hard link, when the
+     * options keep them) is a link, not a file: it counts neither as one nor with its bytes,
+     * as the sink counts it. An estimate: the tree may change before it is read,
      * and a checksum comparison may find more files current. For a progress display's totals.
      *
      * @return the totals, walked on the options' scheduler
@@ -172,12 +174,20 @@ public final class TreeSource implements Source {
             long files = 0;
             long bytes = 0;
             TreeListing baseline = options.baseline();
+            PackedSet linked = new PackedSet();
             try (TreeWalker walker = container != null ? new TreeWalker(container, options.followSymlinks())
                     : new TreeWalker(root, options.followSymlinks())) {
                 for (TreeWalker.Item item; (item = walker.peek()) != null; walker.advance()) {
                     TreeEntry e = item.entry;
                     if (e == null || e.kind() != TreeEntry.Kind.FILE) {
                         continue;
+                    }
+                    if (options.hardLinks() && item.nlink > 1 && item.fileKey != null) {
+                        byte[] key = TreeFormat.utf8(item.fileKey.toString());
+                        if (linked.contains(key)) {
+                            continue;   // as TreePacker sends it: a second name of a file seen before
+                        }
+                        linked.put(key, 0);
                     }
                     files++;
                     if (baseline == null || !baseline.hasFile(e.path(), e.size(), e.mtimeNanos())) {
