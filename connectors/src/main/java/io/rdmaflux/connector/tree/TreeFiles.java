@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicLong;
 class TreeFiles {
 
     static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
-    private static final int S_IFMT = 0170000;
+    static final int S_IFMT = 0170000;
+    static final int S_IFREG = 0100000;
     private static final int S_IFIFO = 0010000;
     static final int S_IFCHR = 0020000;
     static final int S_IFBLK = 0060000;

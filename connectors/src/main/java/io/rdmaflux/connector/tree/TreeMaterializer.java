@@ -7,11 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -115,17 +116,19 @@ final class TreeMaterializer {
     /** A file the sender found current (sync): kept, its mode and time brought up to date. */
     void keep(TreeEntry e, Path target, int flags) throws IOException {
         try {
-            PosixFileAttributes a = Files.readAttributes(target, PosixFileAttributes.class, TreeFiles.NOFOLLOW);
-            if (!a.isRegularFile() || a.size() != e.size()) {
+            // One lstat: the mode with its setuid, setgid and sticky bits, which POSIX attributes leave out.
+            Map<String, Object> a = Files.readAttributes(target, "unix:mode,size,lastModifiedTime", TreeFiles.NOFOLLOW);
+            int now = (Integer) a.get("mode");
+            if ((now & TreeFiles.S_IFMT) != TreeFiles.S_IFREG || (Long) a.get("size") != e.size()) {
                 tally.failed(e.path(), "was to be kept as it is, but changed at the destination since it was listed");
                 env.rules().linkTarget(e, flags, false);
                 return;
             }
             int mode = files.fileMode(e);
-            if (TreeFiles.mode(target) != mode) {   // a sync that changes only the mode, sticky too
+            if ((now & TreeFiles.MODE_BITS) != mode) {   // a sync that changes only the mode, sticky too
                 files.chmod(target, mode);
             }
-            if (a.lastModifiedTime().to(TimeUnit.NANOSECONDS) != e.mtimeNanos()) {
+            if (((FileTime) a.get("lastModifiedTime")).to(TimeUnit.NANOSECONDS) != e.mtimeNanos()) {
                 files.times(target, e.mtimeNanos(), false);
             }
         } catch (IOException x) {
