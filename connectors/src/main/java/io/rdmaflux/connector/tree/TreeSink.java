@@ -38,6 +38,9 @@ import reactor.core.publisher.Mono;
  * outside the destination. Only the permission bits {@code 0777} are applied: a stream cannot
  * make setuid files.
  *
+ * <p>A dry run ({@link TreeSinkOptions#dryRun()}) reads and checks the whole stream and tells
+ * the listener what would be written and deleted, changing nothing at the destination.
+ *
  * <p>Writes run on the options' scheduler, never on the thread that delivers the chunks; see
  * {@link Sink} for ownership and {@link TreeSinkOptions} for the memory bound.
  *
@@ -77,7 +80,10 @@ public final class TreeSink implements Sink {
         Objects.requireNonNull(options, "options");
         Path abs = dest.toAbsolutePath().normalize();
         Path parent = abs.getParent();
-        if (parent != null && !Files.isDirectory(parent)) {
+        // A dry run makes nothing: a missing parent that a real run would make first (rdcp's DST/) is no error.
+        boolean wouldBeMade = options.dryRun() && parent != null && !Files.exists(parent)
+                && parent.getParent() != null && Files.isDirectory(parent.getParent());
+        if (parent != null && !Files.isDirectory(parent) && !wouldBeMade) {
             throw Files.exists(parent)
                     ? ConnectorException.sink(Reason.NOT_A_FILE, "cannot write " + dest + ": " + parent
                             + " is not a directory", null)
