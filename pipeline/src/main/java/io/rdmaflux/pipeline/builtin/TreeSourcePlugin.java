@@ -5,6 +5,7 @@ import io.rdmaflux.connector.SourceOptions;
 import io.rdmaflux.connector.tree.TreeSource;
 import io.rdmaflux.connector.tree.TreeSourceOptions;
 import io.rdmaflux.pipeline.PipelineSource;
+import io.rdmaflux.pipeline.RateLimit;
 import io.rdmaflux.pipeline.ReceiveSource;
 import io.rdmaflux.pipeline.TreeCopySource;
 import io.rdmaflux.pipeline.config.OptionSpec;
@@ -41,6 +42,8 @@ public final class TreeSourcePlugin implements SourcePlugin {
     static final OptionSpec<Long> LARGE_FILE_SIZE = OptionSpec.optional("large-file-size",
             ValueType.size(0, Long.MAX_VALUE), 4L << 20, "Files at least this large are read in parallel; smaller "
                     + "ones are packed together in walk order.");
+    static final OptionSpec<Long> BWLIMIT = OptionSpec.optional("bwlimit", ValueType.size(0, Long.MAX_VALUE), 0L,
+            "Send at most this many bytes per second (e.g. 10M); 0 for no limit.");
     static final OptionSpec<Boolean> COUNT = OptionSpec.optional("count", ValueType.bool(), false,
             "Walk the tree first to count its files and bytes, announced to the receiving end (progress with an ETA).");
     static final OptionSpec<String> SYNC = OptionSpec.optional("sync", ValueType.oneOf("off", "size-and-mtime",
@@ -67,7 +70,7 @@ public final class TreeSourcePlugin implements SourcePlugin {
 
     @Override
     public List<OptionSpec<?>> options() {
-        return List.of(PATH, PATHS, DIRECTORY, RECURSIVE, FOLLOW_LINKS, HARD_LINKS, SPARSE, PARALLEL_FILES, LARGE_FILE_SIZE, COUNT, SYNC,
+        return List.of(PATH, PATHS, DIRECTORY, RECURSIVE, FOLLOW_LINKS, HARD_LINKS, SPARSE, PARALLEL_FILES, LARGE_FILE_SIZE, BWLIMIT, COUNT, SYNC,
                 LISTING_PORT, BIND, LISTING_TIMEOUT, ChannelSettings.KEY_FILE, ChannelSettings.KEY_ENV, ChannelSettings.KEY,
                 ChannelSettings.TRANSPORT);
     }
@@ -111,6 +114,9 @@ public final class TreeSourcePlugin implements SourcePlugin {
         TreeSource tree = values.isSet(PATH) ? TreeSource.of(values.get(PATH), options)
                 : TreeSource.container(values.get(PATHS), options);
         TreeCopySource source = TreeCopySource.of(tree).countFirst(values.get(COUNT));
+        if (values.get(BWLIMIT) > 0) {
+            source = source.limit(RateLimit.of(values.get(BWLIMIT)));
+        }
         String sync = values.get(SYNC);
         if (sync.equals("off")) {
             return source;
