@@ -72,6 +72,13 @@ final class AgentPipelines implements Agent.JobRunner {
             public void onFileKept() {
                 control.count().kept();
             }
+
+            @Override
+            public void onTreeEntry(String path, TreeChange change) {
+                if (job.names() >= (change == TreeChange.UNCHANGED ? 2 : 1)) {
+                    control.entry(new AgentMessage.Entry(path, change.name().toLowerCase(java.util.Locale.ROOT)));
+                }
+            }
         };
         Mono<InetSocketAddress> downstream = control.downstream()
                 .map(c -> InetSocketAddress.createUnresolved(c.host(), c.port()));

@@ -11,8 +11,18 @@ import picocli.CommandLine.Option;
 /** Options every channel tool shares: transport, sizes, verbosity. */
 final class ChannelFlags {
 
-    @Option(names = {"-v", "--verbose"}, description = "Say which transport runs and print the bandwidth at the end.")
+    /** -v given at all. */
     boolean verbose;
+    /** How many times -v was given: rdcp names more with -vv. */
+    int verbosity;
+
+    // A method, so that -vv is more detail rather than picocli's "should be specified only once".
+    @Option(names = {"-v", "--verbose"}, description = "Say which transport runs and print the bandwidth at the end "
+            + "(rdcp: and name each file it copies or deletes). -vv: more detail (rdcp: the files already up to date too).")
+    void verbose(boolean[] given) {
+        verbosity = given.length;
+        verbose = verbosity > 0;
+    }
 
     @Option(names = "--progress", description = "Show a progress line on stderr: bytes, rate, and ETA when the size is known.")
     boolean progress;

@@ -42,6 +42,9 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
     /** The host, or null for this one. */
     abstract RemoteHost host();
 
+    /** Where the entries the job's tree sink names go (see {@link AgentMessage.Entry}); set before {@link #start}. */
+    abstract void onEntry(java.util.function.Consumer<AgentMessage.Entry> consumer);
+
     /**
      * The address {@code peer} connects to for this end's receiver: a remote end's address as
      * its sshd was reached; this host as the peer's ssh connection came from; loopback
@@ -111,6 +114,11 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
         RemoteHost host() {
             return agent.host();
         }
+
+        @Override
+        void onEntry(java.util.function.Consumer<AgentMessage.Entry> consumer) {
+            agent.onEntry(consumer);
+        }
     }
 
     /** The pipeline in this process, run as an agent would run it. */
@@ -123,6 +131,7 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
                 new RdmaFluxException(ErrorCode.CANCELLED, "cancelled: the other end of the copy failed");
         private final ProgressCount count = new ProgressCount();
         private Mono<Void> done = Mono.never();
+        private volatile java.util.function.Consumer<AgentMessage.Entry> entries = e -> { };
 
         @Override
         void start(AgentMessage.Job job) {
@@ -167,6 +176,16 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
         @Override
         RemoteHost host() {
             return null;
+        }
+
+        @Override
+        void onEntry(java.util.function.Consumer<AgentMessage.Entry> consumer) {
+            entries = consumer;
+        }
+
+        @Override
+        public void entry(AgentMessage.Entry entry) {
+            entries.accept(entry);
         }
 
         // Agent.Control: what the pipeline reports.

@@ -81,13 +81,16 @@ final class RdcpCommand implements Callable<Integer> {
         + "destination (rsync's quick check); the others are left as they are.")
     boolean sync;
 
-    @Option(names = {"-c", "--checksum"}, description = "With --sync: compare the files' contents (SHA-256, reads "
+    @Option(names = {"-c", "--checksum"}, description = "Implies --sync: compare the files' contents (SHA-256, reads "
         + "every file on both ends) instead of size and time.")
     boolean checksum;
 
     @Option(names = "--delete", description = "Remove destination files that the source does not have, inside "
-        + "the copied directories; never after any error.")
+        + "the copied directories (so only with -r, and a directory SRC); never after any error.")
     boolean delete;
+
+    @Mixin
+    CopyHabits habits = new CopyHabits();
 
     @Mixin
     ZstdOption zstd = new ZstdOption();
@@ -116,21 +119,26 @@ final class RdcpCommand implements Callable<Integer> {
         Console.configure("rdcp", flags.verbose, flags.debug);
         checkOptions();
         Plan plan = plan();
+        habits.checkDelete(delete, plan);
+        EntryNames names = new EntryNames(Console.stdout());
         RemoteShell shell = remote.shell(System.getenv());
         boolean local = plan.sourceHost() == null && plan.destHost() == null;
         Meter meter = new Meter();
-        Transfer transfer = new Transfer(plan, shell, local, meter::streamStarted);
+        Transfer transfer = new Transfer(plan, shell, local, meter::streamStarted, names);
         if (flags.progress) {
             meter.startProgress(() -> transfer.show(meter));
         }
         int code = Runner.run(transfer.run());
         transfer.show(meter);
         meter.stop();
-        if (code == ExitCode.OK && flags.verbose) {
+        if (code == ExitCode.OK && habits.dryRun) {
+            Console.info("dry run: nothing was changed" + (delete ? "; " + names.deleted() + " to delete" : ""));
+        } else if (code == ExitCode.OK && flags.verbose) {
             AgentMessage.Progress arrived = transfer.arrived();
             long kept = Math.max(0, arrived.keptFiles());
             Console.info("copied " + (arrived.files() < 0 ? meter.summary()
-                    : meter.summary(arrived.files() - kept, Math.max(0, arrived.fileBytes()), kept)));
+                    : meter.summary(arrived.files() - kept, Math.max(0, arrived.fileBytes()), kept))
+                    + (delete ? "; " + names.deleted() + " deleted" : ""));
             Console.stderr().println(meter.bandwidth());
         }
         return code;
@@ -143,6 +151,10 @@ final class RdcpCommand implements Callable<Integer> {
     void checkOptions() {
         if (checksum) {
             sync = true;   // --checksum is a way of syncing
+        }
+        recursive |= habits.archive;   // as rsync's -a
+        if (delete && !recursive) {
+            throw new UsageException("--delete removes files inside copied directories: it needs -r (or -a)");
         }
         if (port != null) {
             Ports.check(port, true);
@@ -187,7 +199,9 @@ final class RdcpCommand implements Callable<Integer> {
         Map<String, Object> source = new LinkedHashMap<>();
         source.put("type", "tree");
         String name = null;
-        if (paths.size() == 1) {
+        // A remote SRC's wildcards are expanded there, as scp's remote shell does; the matches go into DST.
+        boolean glob = sourceHost != null && paths.stream().anyMatch(CopyHabits::hasWildcard);
+        if (paths.size() == 1 && !glob) {
             String p = paths.get(0);
             source.put("path", p);
             name = nameOf(p);
@@ -202,6 +216,7 @@ final class RdcpCommand implements Callable<Integer> {
                 }
             }
             source.put("paths", paths);
+            source.put("glob", glob);
         }
         source.put("recursive", recursive);
         return new Plan(sourceHost, source, dst.host(), dst.rest().isEmpty() ? "." : dst.rest(), name);
@@ -242,12 +257,15 @@ final class RdcpCommand implements Callable<Integer> {
         private volatile CopyEnd receiver;
         /** The data starts to flow: both ends are up (for -v's bandwidth, which leaves out ssh and the JVMs' start). */
         private final Runnable streamStart;
+        /** Where the receiving end's names of files go (-v, -n). */
+        private final EntryNames names;
 
-        Transfer(Plan plan, RemoteShell shell, boolean local, Runnable streamStart) {
+        Transfer(Plan plan, RemoteShell shell, boolean local, Runnable streamStart, EntryNames names) {
             this.plan = plan;
             this.shell = shell;
             this.local = local;
             this.streamStart = streamStart;
+            this.names = names;
         }
 
         Mono<Void> run() {
@@ -259,6 +277,9 @@ final class RdcpCommand implements Callable<Integer> {
                 if (flags.progress) {
                     source.put("count", true);
                 }
+                if (habits.bwlimit > 0) {
+                    source.put("bwlimit", habits.bwlimit);
+                }
                 if (sync) {
                     source.put("sync", checksum ? "checksum" : "size-and-mtime");
                     source.put("key", listingKey);
@@ -267,13 +288,17 @@ final class RdcpCommand implements Callable<Integer> {
                 }
                 Map<String, Object> treeSink = destination("tree");
                 treeSink.put("delete", delete);
+                treeSink.put("dry-run", habits.dryRun);
+                // -v and -n name files as rsync does, -vv the ones up to date as well.
+                int named = flags.verbosity >= 2 ? 2 : flags.verbose || habits.dryRun ? 1 : 0;
 
                 sender = end(plan.sourceHost());
                 CopyEnd listing = sync ? end(plan.destHost()) : null;
                 if (local) {
                     // One pipeline from tree to tree: no channel for the data.
-                    sender.start(job(source, List.of(), treeSink, progress));
                     receiver = sender;
+                    sender.onEntry(names::print);
+                    sender.start(job(source, List.of(), treeSink, progress, named));
                     streamStart.run();
                 } else {
                     receiver = end(plan.destHost());
@@ -284,15 +309,16 @@ final class RdcpCommand implements Callable<Integer> {
                     if (encrypt) {
                         receive.put("require-encryption", true);
                     }
-                    receiver.start(job(receive, List.of(), treeSink, progress));
-                    sender.start(job(source, stages(), send, progress));
+                    receiver.onEntry(names::print);
+                    receiver.start(job(receive, List.of(), treeSink, progress, named));
+                    sender.start(job(source, stages(), send, progress, 0));
                 }
                 if (listing != null) {
                     Map<String, Object> list = destination("tree-listing");
                     list.put("checksums", checksum);
                     Map<String, Object> send = new LinkedHashMap<>(Map.of("type", "send", "key", listingKey));
                     channel(send, -1, false);
-                    listing.start(job(list, List.of(), send, 0));
+                    listing.start(job(list, List.of(), send, 0, 0));
                 }
                 List<Mono<Void>> wiring = new ArrayList<>();
                 if (receiver != sender) {
@@ -361,14 +387,14 @@ final class RdcpCommand implements Callable<Integer> {
         }
 
         private AgentMessage.Job job(Map<String, Object> source, List<Object> stages, Map<String, Object> sink,
-                                     long progress) {
+                                     long progress, int named) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("source", source);
             if (!stages.isEmpty()) {
                 m.put("stages", stages);
             }
             m.put("sink", sink);
-            return new AgentMessage.Job(m, progress, flags.verbose, flags.debug);
+            return new AgentMessage.Job(m, progress, flags.verbose, flags.debug, named);
         }
 
         /** Tells {@code from}'s send sink where {@code to}'s receiver listens, once it does. */

@@ -71,4 +71,23 @@ public interface PipelineListener {
      */
     default void onLink() {
     }
+
+    /** What happened to an entry of a tree at the sink, as {@link #onTreeEntry} names it. */
+    enum TreeChange {
+        /** Written (or, in a dry run, would be): a file or a link. */
+        COPIED,
+        /** Removed because the source does not have it (delete), or would be in a dry run. */
+        DELETED,
+        /** Current already (a sync): kept as it was. */
+        UNCHANGED
+    }
+
+    /**
+     * A file or link of a tree is in place, was kept, or was deleted, at the sink: {@code path}
+     * relative to the copy (the file's own name for a copy of one file), as the sender named
+     * it. Called on the sink's writing thread: a listener that blocks here slows the sink down,
+     * which is how a listener that streams names elsewhere holds none in memory.
+     */
+    default void onTreeEntry(String path, TreeChange change) {
+    }
 }

@@ -14,7 +14,8 @@ import reactor.util.Loggers;
 /**
  * A {@link TreeSink} as the end of a pipeline: as {@link PipelineSink#of} makes it, and besides
  * it tells the pipeline's listener each file that is in place ({@link PipelineListener#onFile}),
- * for a progress line that counts files. The files that failed are the result's
+ * for a progress line that counts files, and names each file and link written, kept or deleted
+ * ({@link PipelineListener#onTreeEntry}), for a tool's {@code -v}. The files that failed are the result's
  * {@link SinkResult#failures()}; what was skipped (a special file the source left out), and a
  * deletion not done because of failures, is logged as a warning, which the tools print: the
  * first {@link io.rdmaflux.connector.tree.TreeSinkOptions#maxReported()} of them (the sink passes
@@ -41,6 +42,8 @@ public final class TreeCopySink implements PipelineSink {
         return Mono.defer(() -> {
             PipelineListener listener = upstream.listener();
             TreeListener own = sink.options().listener();
+            // A tree of one file has the empty path: the user knows it by its name.
+            String single = sink.dest().getFileName() == null ? "." : sink.dest().getFileName().toString();
             TreeListener files = new TreeListener() {
                 @Override
                 public void onDone(TreeEntry entry, long bytes) {
@@ -50,6 +53,16 @@ public final class TreeCopySink implements PipelineSink {
                     } else if (entry.kind() == TreeEntry.Kind.HARD_LINK) {
                         listener.onLink();
                     }
+                    if (entry.kind() != TreeEntry.Kind.DIRECTORY) {
+                        listener.onTreeEntry(entry.path().isEmpty() ? single : entry.path(),
+                                PipelineListener.TreeChange.COPIED);
+                    }
+                }
+
+                @Override
+                public void onDeleted(String path) {
+                    own.onDeleted(path);
+                    listener.onTreeEntry(path, PipelineListener.TreeChange.DELETED);
                 }
 
                 @Override
@@ -57,6 +70,8 @@ public final class TreeCopySink implements PipelineSink {
                     own.onKept(entry);
                     if (entry.kind() == TreeEntry.Kind.FILE) {
                         listener.onFileKept();
+                        listener.onTreeEntry(entry.path().isEmpty() ? single : entry.path(),
+                                PipelineListener.TreeChange.UNCHANGED);
                     }
                 }
 

@@ -47,17 +47,19 @@ public final class TreeCopySource implements PipelineSource {
     private final boolean count;
     private final PipelineSource listing;
     private final Compare compare;
+    private final RateLimit limit;
 
-    private TreeCopySource(TreeSource tree, boolean count, PipelineSource listing, Compare compare) {
+    private TreeCopySource(TreeSource tree, boolean count, PipelineSource listing, Compare compare, RateLimit limit) {
         this.tree = tree;
         this.count = count;
         this.listing = listing;
         this.compare = compare;
+        this.limit = limit;
     }
 
     /** The tree {@code tree} reads, sent whole. */
     public static TreeCopySource of(TreeSource tree) {
-        return new TreeCopySource(Objects.requireNonNull(tree, "tree"), false, null, Compare.SIZE_AND_MTIME);
+        return new TreeCopySource(Objects.requireNonNull(tree, "tree"), false, null, Compare.SIZE_AND_MTIME, null);
     }
 
     /**
@@ -65,7 +67,7 @@ public final class TreeCopySource implements PipelineSource {
      * metadata as {@value #FILES} and {@value #BYTES}. Costs a walk of the tree's metadata.
      */
     public TreeCopySource countFirst(boolean count) {
-        return new TreeCopySource(tree, count, listing, compare);
+        return new TreeCopySource(tree, count, listing, compare, limit);
     }
 
     /**
@@ -75,7 +77,17 @@ public final class TreeCopySource implements PipelineSource {
      */
     public TreeCopySource syncAgainst(PipelineSource listing, Compare compare) {
         return new TreeCopySource(tree, count, Objects.requireNonNull(listing, "listing"),
-                Objects.requireNonNull(compare, "compare"));
+                Objects.requireNonNull(compare, "compare"), limit);
+    }
+
+    /** The stream paced by {@code limit} (rdcp's --bwlimit); null for none. */
+    public TreeCopySource limit(RateLimit limit) {
+        return new TreeCopySource(tree, count, listing, compare, limit);
+    }
+
+    /** The rate limit, or null. */
+    public RateLimit limit() {
+        return limit;
     }
 
     @Override
@@ -84,7 +96,8 @@ public final class TreeCopySource implements PipelineSource {
             TreeSource told = withHoles(tree, downstream.listener());
             Mono<TreeSource> source = listing == null ? Mono.just(told)
                     : readListing(downstream).map(l -> told.withOptions(told.options().withBaseline(l, compare)));
-            return source.flatMap(s -> metadata(s).flatMap(m -> downstream.accept(SourceStream.of(s.open(), m))));
+            return source.flatMap(s -> metadata(s).flatMap(m -> downstream.accept(
+                    SourceStream.of(limit == null ? s.open() : limit.apply(s.open()), m))));
         });
     }
 
@@ -110,6 +123,11 @@ public final class TreeCopySource implements PipelineSource {
             @Override
             public void onWarning(String path, String message) {
                 own.onWarning(path, message);
+            }
+
+            @Override
+            public void onDeleted(String path) {
+                own.onDeleted(path);
             }
 
             @Override

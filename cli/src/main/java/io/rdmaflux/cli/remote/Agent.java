@@ -55,6 +55,13 @@ public final class Agent {
         /** Data started to flow. */
         void started();
 
+        /**
+         * A file or link of the tree at the job's sink, named (when the job asked for names):
+         * passed to the coordinator at once. May block until the coordinator has read it.
+         */
+        default void entry(AgentMessage.Entry entry) {
+        }
+
         /** Where the job counts what it moved: bytes, files complete, the tree's totals. */
         ProgressCount count();
 
@@ -160,6 +167,12 @@ public final class Agent {
             @Override
             public void started() {
                 send(out, new AgentMessage.Started());
+            }
+
+            @Override
+            public void entry(AgentMessage.Entry entry) {
+                // Written as it comes: a full pipe to the coordinator slows the sink, nothing piles up.
+                send(out, entry);
             }
 
             @Override

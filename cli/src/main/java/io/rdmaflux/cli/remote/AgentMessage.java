@@ -10,7 +10,7 @@ import java.util.Objects;
  * The messages of the agent protocol (docs/remote.md): one JSON object per line, its
  * {@code "type"} saying which. The coordinator writes {@link Job} and {@link Connect} to the
  * agent's stdin; the agent writes {@link Hello}, {@link Listening}, {@link Started},
- * {@link Progress} and {@link Done} to its stdout. Closing the agent's stdin cancels it.
+ * {@link Progress}, {@link Entry} and {@link Done} to its stdout. Closing the agent's stdin cancels it.
  */
 public sealed interface AgentMessage {
 
@@ -92,17 +92,24 @@ public sealed interface AgentMessage {
      * @param progressInterval milliseconds between {@link Progress} messages; 0 for none
      * @param verbose          log what -v logs (to the agent's stderr)
      * @param debug            log what --debug logs
+     * @param names            which entries of a tree the sink names in {@link Entry} messages: 0 none,
+     *                         1 those copied and deleted (rdcp -v, -n), 2 those kept as well (-vv)
      */
-    record Job(Map<String, Object> pipeline, long progressInterval, boolean verbose, boolean debug)
+    record Job(Map<String, Object> pipeline, long progressInterval, boolean verbose, boolean debug, int names)
             implements AgentMessage {
         public Job {
             pipeline = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(pipeline, "pipeline")));
         }
 
+        /** A job that names no entries. */
+        public Job(Map<String, Object> pipeline, long progressInterval, boolean verbose, boolean debug) {
+            this(pipeline, progressInterval, verbose, debug, 0);
+        }
+
         @Override
         public String toLine() {
             return line("job", "pipeline", pipeline, "progress-interval", progressInterval, "verbose", verbose,
-                    "debug", debug);
+                    "debug", debug, "names", names == 0 ? null : names);
         }
 
         /** The job without secrets, for messages and logs. */
@@ -178,6 +185,33 @@ public sealed interface AgentMessage {
     }
 
     /**
+     * A file or link of a tree at the job's sink, when the job asked for names: copied (or, in a
+     * dry run, to be), deleted (to be), or kept as current. Sent as it happens, never gathered:
+     * the agent's writes wait for the coordinator to read, so a tree of any size holds none.
+     * The path is the sender's: the coordinator sanitizes it before printing.
+     *
+     * @param path   relative to the copy
+     * @param change "copied", "deleted" or "unchanged"
+     */
+    record Entry(String path, String change) implements AgentMessage {
+
+        /** The changes an entry message may carry. */
+        public static final List<String> CHANGES = List.of("copied", "deleted", "unchanged");
+
+        public Entry {
+            Objects.requireNonNull(path, "path");
+            if (!CHANGES.contains(change)) {
+                throw new IllegalArgumentException("\"change\" must be one of " + CHANGES + ", was " + change);
+            }
+        }
+
+        @Override
+        public String toLine() {
+            return line("entry", "path", path, "change", change);
+        }
+    }
+
+    /**
      * The job's outcome, the agent's last line; it then exits with {@code status}.
      *
      * @param status   0, or the exit code the failure has in the tools' table (docs/user-guide.md)
@@ -243,7 +277,8 @@ public sealed interface AgentMessage {
                 Map<String, Object> pipeline = (Map<String, Object>) p;
                 yield new Job(pipeline, m.containsKey("progress-interval")
                         ? integer(m, "progress-interval", 0, Integer.MAX_VALUE) : 0,
-                        flag(m, "verbose"), flag(m, "debug"));
+                        flag(m, "verbose"), flag(m, "debug"),
+                        m.containsKey("names") ? (int) integer(m, "names", 0, 2) : 0);
             }
             case "connect" -> new Connect(text(m, "host", true), (int) integer(m, "port", 1, 65535));
             case "listening" -> {
@@ -252,6 +287,7 @@ public sealed interface AgentMessage {
                 yield new Listening((int) integer(m, "port", 1, 65535), transports);
             }
             case "started" -> new Started();
+            case "entry" -> new Entry(text(m, "path", true), text(m, "change", true));
             case "progress" -> new Progress(integer(m, "bytes", 0, Long.MAX_VALUE), optional(m, "files"),
                     optional(m, "file-bytes"), optional(m, "kept-files"), optional(m, "total-files"),
                     optional(m, "total-bytes"), optional(m, "hole-bytes"), optional(m, "links"));

@@ -69,6 +69,7 @@ public final class RemoteAgent implements Disposable {
     private volatile long bytes;
     private volatile AgentMessage.Progress progress = new AgentMessage.Progress(0);
     private volatile String protocolError;
+    private volatile Consumer<AgentMessage.Entry> entries = e -> { };
 
     private RemoteAgent(RemoteShell shell, RemoteHost host, AgentProcess process, String nonce) {
         this.shell = shell;
@@ -150,6 +151,14 @@ public final class RemoteAgent implements Disposable {
      */
     public Mono<AgentMessage.Done> done() {
         return done.asMono();
+    }
+
+    /**
+     * Where the entries the agent names go ({@link AgentMessage.Entry}), on the thread that reads
+     * its output, one at a time: while the consumer works, the agent waits. Set before the job.
+     */
+    public void onEntry(Consumer<AgentMessage.Entry> consumer) {
+        entries = java.util.Objects.requireNonNull(consumer, "consumer");
     }
 
     /** Payload bytes the agent reported moving so far (when the job asked for progress). */
@@ -257,6 +266,8 @@ public final class RemoteAgent implements Disposable {
                 }
                 if (m instanceof AgentMessage.Listening l) {
                     listening.tryEmitValue(l);
+                } else if (m instanceof AgentMessage.Entry e) {
+                    entries.accept(e);
                 } else if (m instanceof AgentMessage.Progress p) {
                     bytes = p.bytes();
                     progress = p;

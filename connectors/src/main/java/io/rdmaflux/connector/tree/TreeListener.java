@@ -34,6 +34,13 @@ public interface TreeListener {
     default void onHole(long bytes) {
     }
 
+    /**
+     * With delete: {@code path} (relative to the destination) was removed because the source
+     * does not have it, or in a dry run would be. Called once for a whole directory removed.
+     */
+    default void onDeleted(String path) {
+    }
+
     /** An entry failed; the rest of the tree goes on. */
     default void onFailure(TreeFailure failure) {
     }

@@ -39,6 +39,9 @@ import reactor.core.publisher.Mono;
  * mode less setuid and setgid, with one warning that counts those files: a stream cannot make
  * set-id programs.
  *
+ * <p>A dry run ({@link TreeSinkOptions#dryRun()}) reads and checks the whole stream and tells
+ * the listener what would be written and deleted, changing nothing at the destination.
+ *
  * <p>Writes run on the options' scheduler, never on the thread that delivers the chunks; see
  * {@link Sink} for ownership and {@link TreeSinkOptions} for the memory bound.
  *
@@ -78,7 +81,10 @@ public final class TreeSink implements Sink {
         Objects.requireNonNull(options, "options");
         Path abs = dest.toAbsolutePath().normalize();
         Path parent = abs.getParent();
-        if (parent != null && !Files.isDirectory(parent)) {
+        // A dry run makes nothing: a missing parent that a real run would make first (rdcp's DST/) is no error.
+        boolean wouldBeMade = options.dryRun() && parent != null && !Files.exists(parent)
+                && parent.getParent() != null && Files.isDirectory(parent.getParent());
+        if (parent != null && !Files.isDirectory(parent) && !wouldBeMade) {
             throw Files.exists(parent)
                     ? ConnectorException.sink(Reason.NOT_A_FILE, "cannot write " + dest + ": " + parent
                             + " is not a directory", null)

@@ -27,14 +27,18 @@ import java.util.Objects;
  *                     itself; 0 writes everything on that thread. Small files wait for a writer
  *                     in memory, at most 256 of them (16 MiB) per stream. Default: the number of
  *                     processors, at least 2 and at most 8
+ * @param dryRun       read and check the whole stream, tell the listener what would be written
+ *                     and (with {@code delete}) removed, and change nothing at the destination:
+ *                     no directory made, no file written, nothing deleted, no mode or time set.
+ *                     Default false
  */
 public record TreeSinkOptions(SinkOptions io, boolean delete, int maxOpenFiles, int maxReported,
-                              TreeListener listener, int writerThreads) {
+                              TreeListener listener, int writerThreads, boolean dryRun) {
 
     /** The defaults described above. */
     public static TreeSinkOptions defaults() {
         int writers = Math.min(8, Math.max(2, Runtime.getRuntime().availableProcessors()));
-        return new TreeSinkOptions(SinkOptions.defaults(), false, 128, 1000, TreeListener.NONE, writers);
+        return new TreeSinkOptions(SinkOptions.defaults(), false, 128, 1000, TreeListener.NONE, writers, false);
     }
 
     public TreeSinkOptions {
@@ -49,26 +53,30 @@ public record TreeSinkOptions(SinkOptions io, boolean delete, int maxOpenFiles, 
     }
 
     public TreeSinkOptions withIo(SinkOptions v) {
-        return new TreeSinkOptions(v, delete, maxOpenFiles, maxReported, listener, writerThreads);
+        return new TreeSinkOptions(v, delete, maxOpenFiles, maxReported, listener, writerThreads, dryRun);
     }
 
     public TreeSinkOptions withDelete(boolean v) {
-        return new TreeSinkOptions(io, v, maxOpenFiles, maxReported, listener, writerThreads);
+        return new TreeSinkOptions(io, v, maxOpenFiles, maxReported, listener, writerThreads, dryRun);
     }
 
     public TreeSinkOptions withMaxOpenFiles(int v) {
-        return new TreeSinkOptions(io, delete, v, maxReported, listener, writerThreads);
+        return new TreeSinkOptions(io, delete, v, maxReported, listener, writerThreads, dryRun);
     }
 
     public TreeSinkOptions withMaxReported(int v) {
-        return new TreeSinkOptions(io, delete, maxOpenFiles, v, listener, writerThreads);
+        return new TreeSinkOptions(io, delete, maxOpenFiles, v, listener, writerThreads, dryRun);
     }
 
     public TreeSinkOptions withListener(TreeListener v) {
-        return new TreeSinkOptions(io, delete, maxOpenFiles, maxReported, v, writerThreads);
+        return new TreeSinkOptions(io, delete, maxOpenFiles, maxReported, v, writerThreads, dryRun);
     }
 
     public TreeSinkOptions withWriterThreads(int v) {
-        return new TreeSinkOptions(io, delete, maxOpenFiles, maxReported, listener, v);
+        return new TreeSinkOptions(io, delete, maxOpenFiles, maxReported, listener, v, dryRun);
+    }
+
+    public TreeSinkOptions withDryRun(boolean v) {
+        return new TreeSinkOptions(io, delete, maxOpenFiles, maxReported, listener, writerThreads, v);
     }
 }

@@ -10,7 +10,9 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The engine of {@link TreeSink}: applies a tree stream's records to the destination, one call
@@ -41,6 +43,10 @@ import java.util.Map;
  * larger files are written here as their data arrives. An entry whose path a queued file
  * holds, a hard link, deletion and the directories' times wait for the writers first, so the
  * result is the one of writing every file in stream order.
+ *
+ * <p><b>Dry run.</b> Every record is read and checked as above; {@link TreeDryRun} counts and
+ * reports each entry instead of making it, file contents are checked and dropped, and
+ * deletion only names what it would remove.
  */
 final class TreeWriter implements WriteTarget, TreeParser.Handler {
 
@@ -59,6 +65,10 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private final IncomingFile.Env env;
     private final TreeMaterializer materializer;
     private final Map<Integer, IncomingFile> open = new HashMap<>();
+    /** In a dry run: what is done instead of writing; null otherwise. */
+    private final TreeDryRun dry;
+    /** In a dry run: the open files whose contents are only checked (read and dropped). */
+    private final Set<Integer> dryFiles = new HashSet<>();
 
     TreeWriter(Path dest, TreeSinkOptions options) {
         this(dest, options, defaultMaxHeld());
@@ -74,6 +84,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         this.writers = new SmallFileWriters(options.writerThreads(), files);
         this.env = new IncomingFile.Env(files, writers, tally, rules);
         this.materializer = new TreeMaterializer(env);
+        this.dry = options.dryRun() ? new TreeDryRun(env) : null;
     }
 
     /** The default bound on what a stream's state holds: a quarter of the heap (48 MiB at -Xmx192m). */
@@ -90,7 +101,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     @Override
     public void open() throws IOException {
         Path parent = dest.getParent();
-        if (parent != null && !Files.isDirectory(parent)) {
+        if (dry == null && parent != null && !Files.isDirectory(parent)) {
             throw new NoSuchFileException(parent.toString(), null, "no such directory");
         }
     }
@@ -108,13 +119,16 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         writers.stop();
         if (options.delete()) {
             if (tally.failureCount() == 0) {
-                TreeDeletion.deleteExtraneous(materializer.directories(), rules, files, tally);
+                TreeDeletion.deleteExtraneous(dry != null ? dry.existingDirectories() : materializer.directories(),
+                        rules, files, tally, dry != null);
             } else {
                 tally.deletionSkipped = true;
             }
         }
-        materializer.finishDirectories();
-        materializer.warnSetIdDropped();
+        if (dry == null) {
+            materializer.finishDirectories();
+            materializer.warnSetIdDropped();
+        }
         return dest.toString();
     }
 
@@ -172,6 +186,10 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
                     + System.getProperty("sun.jnu.encoding") + "); use a UTF-8 locale");
             return;
         }
+        if (dry != null) {
+            dryEntry(id, e, target, flags);
+            return;
+        }
         switch (e.kind()) {
             case DIRECTORY -> materializer.directory(e, target);
             case FILE -> {
@@ -183,6 +201,23 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             }
             case SYMLINK -> materializer.symlink(e, target);
             case HARD_LINK -> materializer.hardLink(e, target);
+        }
+    }
+
+    /** An entry of a dry run: reported, not made; a file's contents are read, checked and dropped. */
+    private void dryEntry(int id, TreeEntry e, Path target, int flags) throws IOException {
+        switch (e.kind()) {
+            case DIRECTORY -> dry.directory(e, target);
+            case FILE -> {
+                if ((flags & TreeFormat.F_DATA) != 0) {
+                    opened(id, new IncomingFile(env, e, null, flags, true, false));
+                    dryFiles.add(id);
+                } else {
+                    dry.keep(e, flags);
+                }
+            }
+            case SYMLINK -> dry.symlink(e);
+            case HARD_LINK -> dry.hardLink(e);
         }
     }
 
@@ -244,12 +279,13 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     @Override
     public void fileEnd(int id, String failure, long length, int crc) throws IOException {
         IncomingFile f = open.remove(id);
+        boolean dryFile = dryFiles.remove(id);
         RdmaFluxException refused = rules.fileEnd(id, failure, length);
         TreeEntry e = f.entry;
         if (failure != null) {
             f.discard();
             rules.linkTarget(e, f.flags, false);
-            if (!f.ignored) {
+            if (!f.ignored || dryFile) {
                 tally.failed(e.path(), f.kept(failure));
             }
             return;
@@ -257,6 +293,15 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         if (refused != null) {
             f.discard();
             throw refused;
+        }
+        if (dryFile) {
+            if (f.crc.value() != crc) {
+                rules.linkTarget(e, f.flags, false);
+                tally.failed(e.path(), "its CRC32C does not match: the data arrived damaged");
+            } else {
+                dry.fileArrived(e, f.flags, length);
+            }
+            return;
         }
         if (f.ignored) {
             return;   // reported when its entry came

@@ -30,6 +30,8 @@ public final class TreeSinkPlugin implements SinkPlugin {
             "With name: path is a directory (rdcp's DST/): made when missing, as rsync does, and path/NAME the copy.");
     static final OptionSpec<Boolean> DELETE = OptionSpec.optional("delete", ValueType.bool(), false,
             "Remove what the destination's copied directories hold and the tree does not; never after any failure.");
+    static final OptionSpec<Boolean> DRY_RUN = OptionSpec.optional("dry-run", ValueType.bool(), false,
+            "Read and check the whole tree and report what would be written and deleted; change nothing.");
     static final OptionSpec<Boolean> FSYNC = OptionSpec.optional("fsync", ValueType.bool(), false,
             "Sync each file and directory to disk before reporting success.");
 
@@ -45,7 +47,7 @@ public final class TreeSinkPlugin implements SinkPlugin {
 
     @Override
     public List<OptionSpec<?>> options() {
-        return List.of(PATH, NAME, DIRECTORY, DELETE, FSYNC);
+        return List.of(PATH, NAME, DIRECTORY, DELETE, DRY_RUN, FSYNC);
     }
 
     @Override
@@ -57,9 +59,19 @@ public final class TreeSinkPlugin implements SinkPlugin {
     public PipelineSink create(OptionValues values, PluginContext context) {
         TreeSinkOptions options = TreeSinkOptions.defaults()
                 .withIo(context.sinkOptions().withFsync(values.get(FSYNC)))
-                .withDelete(values.get(DELETE));
+                .withDelete(values.get(DELETE))
+                .withDryRun(values.get(DRY_RUN));
         Path path = values.get(PATH);
-        if (values.get(NAME) != null && values.get(DIRECTORY) && !Files.exists(path)) {
+        boolean declared = values.get(NAME) != null && values.get(DIRECTORY);
+        if (values.get(DRY_RUN)) {
+            Path dest = destination(values).toAbsolutePath().normalize();
+            Path parent = dest.getParent();
+            // Nothing is made in a dry run; only rdcp's DST/ would be, so any other parent must exist.
+            if (!declared && parent != null && !Files.isDirectory(parent)) {
+                throw ConnectorException.sink(Reason.NOT_FOUND, "cannot write " + dest + ": directory " + parent
+                        + " does not exist", null);
+            }
+        } else if (declared && !Files.exists(path)) {
             try {
                 Files.createDirectory(path);   // only the last component, as rsync; a missing parent fails below
             } catch (NoSuchFileException e) {

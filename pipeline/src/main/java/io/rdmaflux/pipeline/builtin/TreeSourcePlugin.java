@@ -5,6 +5,7 @@ import io.rdmaflux.connector.SourceOptions;
 import io.rdmaflux.connector.tree.TreeSource;
 import io.rdmaflux.connector.tree.TreeSourceOptions;
 import io.rdmaflux.pipeline.PipelineSource;
+import io.rdmaflux.pipeline.RateLimit;
 import io.rdmaflux.pipeline.ReceiveSource;
 import io.rdmaflux.pipeline.TreeCopySource;
 import io.rdmaflux.pipeline.config.OptionSpec;
@@ -26,6 +27,9 @@ public final class TreeSourcePlugin implements SourcePlugin {
             "path must be a directory (rdcp's SRC/, whose contents are copied): anything else fails, as cp refuses file/.");
     static final OptionSpec<List<Path>> PATHS = OptionSpec.optional("paths", ValueType.list(ValueType.path()), null,
             "Several trees at once, each under its own name, as cp -r a b DIR/ copies them into DIR.");
+    static final OptionSpec<Boolean> GLOB = OptionSpec.optional("glob", ValueType.bool(), false,
+            "Expand wildcards (*, ? and [...]) in the last component of each path on this host, as scp's remote "
+                + "shell does; the matches are sent as paths are. No match is an error.");
     static final OptionSpec<Boolean> RECURSIVE = OptionSpec.optional("recursive", ValueType.bool(), true,
             "Copy directories; false refuses a path that is a directory (rdcp without -r).");
     /** How a directory refused for want of recursive ends its message: the remedy, in this option's terms. */
@@ -41,6 +45,8 @@ public final class TreeSourcePlugin implements SourcePlugin {
     static final OptionSpec<Long> LARGE_FILE_SIZE = OptionSpec.optional("large-file-size",
             ValueType.size(0, Long.MAX_VALUE), 4L << 20, "Files at least this large are read in parallel; smaller "
                     + "ones are packed together in walk order.");
+    static final OptionSpec<Long> BWLIMIT = OptionSpec.optional("bwlimit", ValueType.size(0, Long.MAX_VALUE), 0L,
+            "Send at most this many bytes per second (e.g. 10M); 0 for no limit.");
     static final OptionSpec<Boolean> COUNT = OptionSpec.optional("count", ValueType.bool(), false,
             "Walk the tree first to count its files and bytes, announced to the receiving end (progress with an ETA).");
     static final OptionSpec<String> SYNC = OptionSpec.optional("sync", ValueType.oneOf("off", "size-and-mtime",
@@ -67,7 +73,7 @@ public final class TreeSourcePlugin implements SourcePlugin {
 
     @Override
     public List<OptionSpec<?>> options() {
-        return List.of(PATH, PATHS, DIRECTORY, RECURSIVE, FOLLOW_LINKS, HARD_LINKS, SPARSE, PARALLEL_FILES, LARGE_FILE_SIZE, COUNT, SYNC,
+        return List.of(PATH, PATHS, DIRECTORY, GLOB, RECURSIVE, FOLLOW_LINKS, HARD_LINKS, SPARSE, PARALLEL_FILES, LARGE_FILE_SIZE, BWLIMIT, COUNT, SYNC,
                 LISTING_PORT, BIND, LISTING_TIMEOUT, ChannelSettings.KEY_FILE, ChannelSettings.KEY_ENV, ChannelSettings.KEY,
                 ChannelSettings.TRANSPORT);
     }
@@ -95,6 +101,10 @@ public final class TreeSourcePlugin implements SourcePlugin {
                 .withParallelFiles(values.get(PARALLEL_FILES))
                 .withLargeFileSize(values.get(LARGE_FILE_SIZE));
         List<Path> paths = values.isSet(PATH) ? List.of(values.get(PATH)) : values.get(PATHS);
+        boolean glob = values.get(GLOB) && values.isSet(PATHS);
+        if (glob) {
+            paths = Wildcards.expand(paths);
+        }
         if (values.isSet(PATH) && values.get(DIRECTORY) && Files.exists(values.get(PATH))
                 && !Files.isDirectory(values.get(PATH))) {
             throw ConnectorException.source(ConnectorException.Reason.NOT_A_FILE, "cannot read " + values.get(PATH)
@@ -109,8 +119,11 @@ public final class TreeSourcePlugin implements SourcePlugin {
             }
         }
         TreeSource tree = values.isSet(PATH) ? TreeSource.of(values.get(PATH), options)
-                : TreeSource.container(values.get(PATHS), options);
+                : TreeSource.container(paths, options);
         TreeCopySource source = TreeCopySource.of(tree).countFirst(values.get(COUNT));
+        if (values.get(BWLIMIT) > 0) {
+            source = source.limit(RateLimit.of(values.get(BWLIMIT)));
+        }
         String sync = values.get(SYNC);
         if (sync.equals("off")) {
             return source;
