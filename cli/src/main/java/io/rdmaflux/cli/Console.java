@@ -239,7 +239,11 @@ final class Console {
         return o != null ? o : System.out;
     }
 
-    /** The raw stderr stream, for the progress bar. */
+    /**
+     * The raw stderr stream, past the line owner: only for text printed before any progress
+     * line can be drawn (a plugin's load errors). Messages go through {@link #info},
+     * {@link #warn}, {@link #error} or {@link #line}, which clear the progress line first.
+     */
     public static PrintStream stderr() {
         return err;
     }

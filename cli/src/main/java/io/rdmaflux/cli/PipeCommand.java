@@ -56,11 +56,11 @@ final class PipeCommand implements Callable<Integer> {
             + "host; the command may be '< FILE', '> FILE' or '>> FILE'.")
     List<String> segments = new ArrayList<>();
 
-    @Option(names = {"-v", "--verbose"}, description = "At the end, print the chain's bandwidth (rdma-pipe's "
-            + "'Bandwidth X GB/s'); say what each hop does.")
+    @Option(names = {"-v", "--verbose"}, description = "At the end, print the bytes that crossed the chain's "
+            + "busiest hop and their bandwidth (rdma-pipe's 'Bandwidth X GB/s'); say what each hop does.")
     boolean verbose;
 
-    @Option(names = "--progress", description = "Show a progress line on stderr: bytes out of the chain and the rate.")
+    @Option(names = "--progress", description = "Show a progress line on stderr: the bytes of the chain's busiest hop and the rate.")
     boolean progress;
 
     @Option(names = {"-n", "--dry-run"}, description = "Print what would run where, one line per hop, and exit.")
