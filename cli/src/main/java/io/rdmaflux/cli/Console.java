@@ -150,6 +150,23 @@ final class Console {
         print(text + System.lineSeparator());
     }
 
+    /**
+     * A line on stdout (rdcp -v's file names, as rsync prints them), after clearing a progress
+     * line drawn on stderr: on a terminal both are the same screen line.
+     */
+    public static void outLine(String text) {
+        synchronized (LINE) {
+            if (progressWidth > 0) {
+                err.print("\r" + " ".repeat(progressWidth) + "\r");
+                err.flush();
+                progressWidth = 0;
+            }
+            PrintStream o = stdout();
+            o.println(text);
+            o.flush();
+        }
+    }
+
     /** Text on stderr, ending with a newline, after clearing the progress line if one is drawn. */
     private static void print(String text) {
         synchronized (LINE) {

@@ -2,8 +2,8 @@ package io.rdmaflux.cli;
 
 import io.rdmaflux.cli.remote.AgentMessage;
 import io.rdmaflux.text.RemoteText;
-import java.io.PrintStream;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * rdcp's lines for the entries the receiving end names, as rsync -v prints them: the path of
@@ -17,10 +17,11 @@ final class EntryNames {
     /** A tree's paths are at most 4 KiB; a line shows that much of one. */
     private static final int MAX_PATH_SHOWN = 4096;
 
-    private final PrintStream out;
+    /** Prints one line on stdout: {@link Console#outLine}, which clears a progress line first. */
+    private final Consumer<String> out;
     private final AtomicLong deleted = new AtomicLong();
 
-    EntryNames(PrintStream out) {
+    EntryNames(Consumer<String> out) {
         this.out = out;
     }
 
@@ -35,9 +36,7 @@ final class EntryNames {
             case "unchanged" -> path + " is uptodate";
             default -> path;
         };
-        synchronized (out) {
-            out.println(line);
-        }
+        out.accept(line);
     }
 
     /** How many deletions were named. */

@@ -120,7 +120,7 @@ final class RdcpCommand implements Callable<Integer> {
         checkOptions();
         Plan plan = plan();
         habits.checkDelete(delete, plan);
-        EntryNames names = new EntryNames(Console.stdout());
+        EntryNames names = new EntryNames(Console::outLine);
         RemoteShell shell = remote.shell(System.getenv());
         boolean local = plan.sourceHost() == null && plan.destHost() == null;
         Meter meter = new Meter();
