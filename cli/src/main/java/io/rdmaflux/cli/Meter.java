@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.text.Plural;
 import java.io.PrintStream;
 import java.util.ArrayDeque;
 import java.util.Iterator;
@@ -112,7 +113,7 @@ final class Meter {
     }
 
     private static String fileCount(long n) {
-        return n + (n == 1 ? " file" : " files");
+        return Plural.count(n, "file");
     }
 
     /** Starts redrawing a progress line on stderr twice a second. */
