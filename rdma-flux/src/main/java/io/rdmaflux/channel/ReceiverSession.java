@@ -309,18 +309,20 @@ final class ReceiverSession extends SessionBase {
         while (inbound.tryEmitError(error) == Sinks.EmitResult.FAIL_NON_SERIALIZED) {
             Thread.onSpinWait();
         }
-        if (!handlerDone && endVerified) {
+        if (!handlerDone && (endVerified || !reading && !error.reportedByPeer())) {
             // A handler that reads the stream learns of the failure from it, with the reason.
             // After END the stream has completed and cannot carry it: without this the handler
             // would commit a stream that failed (a sender interrupted after END, a connection
             // lost before the END_ACK could go). A cancelled handler says nothing more; its
-            // clean-up is its own to finish. Its run's doFinally marks it ended.
+            // clean-up is its own to finish. Its run's doFinally marks it ended. Nor can the
+            // failure reach a handler that never read, when this side failed (a cancel).
             handlerRun.dispose();
         } else if (!handlerDone && !reading) {
-            // One that has not read yet learns of it when it does (receiveChunks gives it the
-            // failure), as a shell's command finds its pipe broken only when it reads: a command
-            // that ends on its own meanwhile keeps its own status (pipefail's rightmost
-            // failure). One that never reads is cancelled after UNREAD_WAIT.
+            // The sender failed: a handler that has not read yet learns of it when it does
+            // (receiveChunks gives it the failure), as a shell's command finds its pipe broken
+            // only when it reads: a command that ends on its own meanwhile keeps its own
+            // status (pipefail's rightmost failure). One that never reads is cancelled after
+            // UNREAD_WAIT.
             Mono.delay(UNREAD_WAIT, timers.scheduler()).subscribe(x -> handlerRun.dispose());
         }
         releaseUnclaimed();
