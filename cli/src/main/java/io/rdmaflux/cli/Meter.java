@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.text.Plural;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Locale;
@@ -120,13 +121,13 @@ final class Meter {
     }
 
     private static String fileCount(long n) {
-        return n + (n == 1 ? " file" : " files");
+        return Plural.count(n, "file");
     }
 
     /** The hard links, after {@code separator}, when there are any. */
     private String linkCount(String separator) {
         long n = links;
-        return n > 0 ? separator + n + (n == 1 ? " link" : " links") : "";
+        return n > 0 ? separator + Plural.count(n, "link") : "";
     }
 
     /** Starts redrawing a progress line on stderr twice a second. */

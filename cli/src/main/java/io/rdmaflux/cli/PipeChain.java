@@ -49,8 +49,12 @@ final class PipeChain {
 
     private static final Logger log = Loggers.getLogger(PipeChain.class);
 
-    /** How long the other hops may take to end on their own after one failed. */
-    static final Duration GRACE = Duration.ofSeconds(2);
+    /**
+     * How long the other hops may take to end on their own after one failed: longer than a
+     * command's wait to exit on its own once its input failed ({@code CommandFilter.INPUT_FAILED_WAIT}),
+     * so that its own status reaches the verdict, as pipefail's rightmost failure.
+     */
+    static final Duration GRACE = io.rdmaflux.connector.CommandFilter.INPUT_FAILED_WAIT.plusSeconds(3);
     /** Receivers bind all addresses; a local sender reaches a local receiver here. */
     private static final String LOOPBACK = "127.0.0.1";
 

@@ -436,13 +436,20 @@ final class RdcpCommand implements Callable<Integer> {
             }
             // The end that failed says why; what its peer heard of it ("receiver reported: ...")
             // is the same news second hand, and is said only when nothing better is known.
-            Throwable first = failures.stream().filter(t -> !partial(t) && !secondHand(t)).findFirst()
+            // After a signal, the signal is the cause: a connection it cut (ssh, sharing the
+            // terminal, got the Ctrl-C too) is no news.
+            boolean interrupted = Signals.received() != null;
+            Throwable first = failures.stream().filter(t -> interrupted && t instanceof RdmaFluxException p
+                            && p.code() == ErrorCode.INTERRUPTED).findFirst()
+                    .or(() -> failures.stream().filter(t -> !partial(t) && !secondHand(t)).findFirst())
                     .or(() -> failures.stream().filter(t -> !partial(t)).findFirst())
                     .orElse(failures.get(0));
             Set<String> said = new HashSet<>(Set.of(Console.message(first)));
             // After a signal, what each remote end did about it (its partial files removed) is news.
-            boolean interrupted = Signals.received() != null;
             for (RemoteException r : remoteReasons) {
+                if (interrupted && r.kind() == RemoteException.Kind.LOST) {
+                    continue;
+                }
                 if (!partial(r) && (interrupted || !secondHand(r)) && said.add(Console.message(r))) {
                     Console.error(r);
                 }

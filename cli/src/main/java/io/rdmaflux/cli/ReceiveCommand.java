@@ -91,6 +91,11 @@ final class ReceiveCommand implements Callable<Integer> {
                 + "; 0: wait as long as it takes). Default: ${DEFAULT-VALUE}.")
     Duration timeout;
 
+    @Option(names = {"-f", "--force"}, description = "Write the stream to standard output even when it is a terminal. "
+        + "Without -f that is refused (exit 64), as gzip refuses: it usually means the key was forgotten and FILE "
+        + "taken for it.")
+    boolean force;
+
     @Option(names = "--no-fsync", description = "Confirm a stream once its file is written and renamed, without "
         + "waiting for the disk to store it (fsync). Faster for files that fit the page cache; a crash or power "
         + "loss right after can lose the file although rdsend succeeded.")
@@ -117,6 +122,10 @@ final class ReceiveCommand implements Callable<Integer> {
         }
         if (command != null && noFsync) {
             throw new UsageException("--no-fsync is for a FILE; with --command the command decides how it stores what it reads");
+        }
+        if (command == null && (file == null || file.equals("-")) && !force && Terminal.isStdout()) {
+            // Binary on the screen: most likely the key was forgotten and FILE taken for it.
+            throw Terminal.refusal(file == null ? positionals.key() : null);
         }
         byte[] secret = key.resolve(positionals.key());
         ChannelOptions options = flags.options(0, false);

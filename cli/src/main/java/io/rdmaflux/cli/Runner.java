@@ -61,8 +61,14 @@ final class Runner {
         Throwable e = failure.get();
         boolean ok = done.getCount() == 0 && e == null;
         if (signal != null && !ok) {
-            Console.error(e != null ? Console.message(e) : "interrupted by " + Signals.name(signal)
-                    + (Signals.streamStarted() ? "; the stream was cancelled" : ""));
+            if (e != null && !Signals.consequence(e)) {
+                Console.error(Console.message(e));
+            } else {
+                // Ctrl-C also reaches ssh where it shares the terminal, which may die first:
+                // the connection it lost is the signal's doing, not news to the user.
+                Console.error("interrupted by " + Signals.name(signal)
+                        + (e == null && Signals.streamStarted() ? "; the stream was cancelled" : ""));
+            }
             return ExitCode.ofSignal(signal.getNumber());
         }
         if (e != null) {

@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.connector.PipeEnd;
 import io.rdmaflux.connector.Sink;
 import io.rdmaflux.connector.SinkResult;
@@ -95,6 +96,18 @@ final class Signals {
     /** Emits the first signal received. */
     static Mono<Signal> raised() {
         return raised.asMono();
+    }
+
+    /**
+     * Whether {@code failure}, after a signal, is only its consequence: an agent's ssh
+     * connection lost, or an rdpipe segment cut short (75), as when the terminal's Ctrl-C
+     * reaches ssh too and ssh dies first. (A stream's own "interrupted by" failure is not: it
+     * says what was done about the signal.)
+     */
+    static boolean consequence(Throwable failure) {
+        Throwable e = reactor.core.Exceptions.unwrap(failure);
+        return e instanceof RemoteException r && r.kind() == RemoteException.Kind.LOST
+                || e instanceof SegmentFailure s && s.status() == ExitCode.TEMP_FAIL;
     }
 
     /** "SIGINT", for messages. */

@@ -60,6 +60,12 @@ final class Tool {
         return run(workDir, "bash", cmd, ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE, env);
     }
 
+    /** Runs {@code cmd} as it is, not a launcher (script(1), say), with stdin and stdout redirected as given. */
+    static Tool exec(Path workDir, List<String> cmd, ProcessBuilder.Redirect in, ProcessBuilder.Redirect out,
+                     Map<String, String> env) {
+        return run(workDir, Path.of(cmd.get(0)).getFileName().toString(), cmd, in, out, env);
+    }
+
     private static final List<String> DEFAULT_SIGNALS =
             List.of("perl", "-e", "$SIG{INT} = $SIG{TERM} = $SIG{HUP} = 'DEFAULT'; exec @ARGV or die \"$!\\n\"", "--");
 

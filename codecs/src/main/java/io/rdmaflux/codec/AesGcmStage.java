@@ -3,6 +3,7 @@ package io.rdmaflux.codec;
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.text.Plural;
 import java.util.function.Function;
 import javax.crypto.spec.SecretKeySpec;
 import reactor.core.publisher.Flux;
@@ -157,7 +158,7 @@ public final class AesGcmStage implements CodecStage {
                     })
                     .concatWith(Mono.defer(() -> ended[0] ? Mono.empty()
                             : Mono.error(new RdmaFluxException(ErrorCode.CODEC, "aes-256-gcm: encrypted stream truncated "
-                                    + "(its end mark is missing after " + opened[0] + " records)"))));
+                                    + "(its end mark is missing after " + Plural.count(opened[0], "record") + ")"))));
         }).doOnDiscard(Chunk.class, Chunk::releaseQuietly);
     }
 }

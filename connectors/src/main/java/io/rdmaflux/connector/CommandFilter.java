@@ -5,6 +5,7 @@ import io.rdmaflux.connector.ConnectorException.Reason;
 import io.rdmaflux.error.ErrorCode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import reactor.core.Disposable;
@@ -17,10 +18,13 @@ import reactor.core.publisher.Flux;
  *
  * <p><b>End of input only after the input completed.</b> As for {@link CommandSink}, the
  * command sees end of file only when the input Flux completed (for a channel: after its END
- * was verified). When the input fails, the command's whole process group gets SIGTERM (then
- * SIGKILL after {@link CommandOptions#grace()}) without ever seeing end of file, and the output
- * fails with the input's error, its code kept: nothing downstream takes a cut stream for a
- * complete one.
+ * was verified). When the input fails, the command gets {@link #INPUT_FAILED_WAIT} to exit on its
+ * own, its input still open (no end of file); then its whole process group gets SIGTERM (then
+ * SIGKILL after {@link CommandOptions#grace()}), and the output fails with the input's error, its
+ * code kept: nothing downstream takes a cut stream for a complete one. A command that exited
+ * on its own within that wait with a status other than 0 fails the output with its own status
+ * instead, as a shell's {@code set -o pipefail} counts the rightmost command that failed
+ * ({@code (exit 2) | (sleep 1; exit 4)} is 4).
  *
  * <p><b>The output and exit status are what count.</b> The output completes when the command's
  * output ended and it exited with status 0. Any other status, or death by a signal, fails it
@@ -48,6 +52,13 @@ import reactor.core.publisher.Flux;
  * }</pre>
  */
 public final class CommandFilter implements Filter {
+
+    /**
+     * How long a command may take to exit on its own once its input failed, before it is
+     * stopped: its status then counts as its own, as pipefail's rightmost failure. A command
+     * reading its input waits this long, then is stopped as before.
+     */
+    public static final Duration INPUT_FAILED_WAIT = Duration.ofSeconds(2);
 
     private final CommandLine command;
     private final CommandOptions options;
@@ -96,7 +107,7 @@ public final class CommandFilter implements Filter {
             Run run = new Run(input);
             // When the input failed, whatever the output side saw is a consequence of that.
             return ReadLoop.flux(command.quoted(), run::start, readOptions)
-                    .onErrorMap(e -> run.inputFailure != null ? run.inputFailure : e);
+                    .onErrorMap(e -> run.inputFailure != null && e != run.ownFailure ? run.inputFailure : e);
         });
     }
 
@@ -120,6 +131,10 @@ public final class CommandFilter implements Filter {
         private volatile Throwable inputFailure;
         /** The command stopped reading (a broken pipe): what it makes of that is its exit status's business. */
         private volatile boolean stoppedReading;
+        /** Set before this side stops the command: an exit after that is not the command's own doing. */
+        private volatile boolean stopping;
+        /** The command's own failure, when it exited on its own, status not 0, after its input failed. */
+        private volatile ConnectorException ownFailure;
 
         Run(Flux<Chunk> input) {
             // Recorded before the write loop sees the error, so before abort() stops the command.
@@ -147,23 +162,32 @@ public final class CommandFilter implements Filter {
                         p.finish(ErrorCode.SOURCE_FAILED);
                         return -1;
                     }
+                    // Read before stop(): after it, an exit may be our doing.
+                    boolean own = !stopping;
                     p.stop();
+                    ConnectorException failure = ConnectorException.command(ErrorCode.SOURCE_FAILED, Reason.IO, status,
+                            p.failure(status, stoppedReading ? " (it had stopped reading its input)" : ""));
                     if (inputFailure != null) {
+                        if (own && status != 0) {
+                            ownFailure = failure;
+                            throw failure;
+                        }
                         throw new IOException("the input failed");
                     }
-                    throw ConnectorException.command(ErrorCode.SOURCE_FAILED, Reason.IO, status,
-                            p.failure(status, stoppedReading ? " (it had stopped reading its input)" : ""));
+                    throw failure;
                 }
 
                 @Override
                 public void close() {
                     feeding.dispose();
+                    stopping = true;
                     p.stop();
                 }
 
                 @Override
                 public void abort() {
                     // Unblocks a read of its output, or the wait for its exit.
+                    stopping = true;
                     p.stop();
                 }
             };
@@ -201,6 +225,11 @@ public final class CommandFilter implements Filter {
             // A command that stopped reading may still finish its output; the reader decides.
             // Otherwise the input failed or was cancelled: stop it before it sees end of file.
             if (!stoppedReading) {
+                // An input that failed: the command may still end on its own (pipefail's
+                // rightmost failure is its status), never seeing end of file. Cancelled: at once.
+                if (inputFailure == null || process.awaitExit(INPUT_FAILED_WAIT).isEmpty()) {
+                    stopping = true;
+                }
                 process.stop();
             }
             return "";
@@ -208,6 +237,7 @@ public final class CommandFilter implements Filter {
 
         @Override
         public void interrupt() {
+            stopping = true;
             process.stop();
         }
 

@@ -80,6 +80,21 @@ class CommandFilterTest {
         assertThat(dir.resolve("done")).doesNotExist();
     }
 
+    /**
+     * As {@code (exit 2) | (sleep 1; exit 4)} under pipefail: a command that ends on its own
+     * after its input failed, with a status of its own, is the failure that counts.
+     */
+    @Test
+    void aCommandThatFailsOnItsOwnAfterItsInputFailedGivesItsOwnStatus() {
+        Flux<Chunk> failing = Flux.error(new RdmaFluxException(ErrorCode.TRUNCATED, "sender reported: exit 2"));
+        assertThatThrownBy(() -> collect(shell("sleep 0.5; exit 4").apply(failing)))
+                .isInstanceOfSatisfying(ConnectorException.class, e -> assertThat(e.exitStatus()).hasValue(4))
+                .hasMessageStartingWith("command 'sleep 0.5; exit 4' exited with status 4");
+        // One that ends well on its own still fails with the input's error: its input was cut.
+        assertThatThrownBy(() -> collect(shell("sleep 0.5").apply(failing)))
+                .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TRUNCATED));
+    }
+
     @Test
     void aNonZeroStatusFailsTheOutputAndCancelsTheInput() {
         assertThatThrownBy(() -> collect(shell("head -c 1000; echo 'bad input' >&2; exit 3").apply(up.chunks(10_000))))

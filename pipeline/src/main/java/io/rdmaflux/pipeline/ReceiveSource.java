@@ -6,6 +6,7 @@ import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.codec.CodecContext;
+import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.error.RdmaFluxException;
@@ -107,6 +108,8 @@ public final class ReceiveSource implements PipelineSource {
             AtomicReference<SinkResult> result = new AtomicReference<>();
             AtomicBoolean arrived = new AtomicBoolean();
             AtomicReference<CodecChain> used = new AtomicReference<>(CodecChain.empty());
+            // A command's own failure (its exit status) after the sender's: pipefail's rightmost.
+            AtomicReference<ConnectorException> commandFailed = new AtomicReference<>();
             // Cancelling the outcome unbinds but leaves a stream in flight running: this ends
             // it, so that the sink cleans up and the sender is told why.
             Sinks.Empty<Void> cancelled = Sinks.empty();
@@ -129,6 +132,11 @@ public final class ReceiveSource implements PipelineSource {
                         }
                         Mono<Void> handled = downstream.accept(new SourceStream(data, in.metadata(), wire::get))
                                 .doOnNext(result::set)
+                                .doOnError(e -> {
+                                    if (e instanceof ConnectorException ce && ce.exitStatus().isPresent()) {
+                                        commandFailed.set(ce);
+                                    }
+                                })
                                 .then();
                         return Mono.firstWithSignal(handled, cancelled.asMono().then(Mono.error(() ->
                                 new RdmaFluxException(ErrorCode.CANCELLED, "the receiving pipeline was cancelled"))));
@@ -150,6 +158,11 @@ public final class ReceiveSource implements PipelineSource {
                 work = Mono.firstWithSignal(work, deadline);
             }
             return work.onErrorMap(e -> ChannelCodecs.altered(used.get(), e))
+                    // The sender failed, and a filter's command then failed on its own, its input
+                    // never ended (CommandFilter): its status is the one that counts, as a
+                    // shell's pipefail takes the rightmost command that failed.
+                    .onErrorMap(e -> commandFailed.get() != null && RdmaFluxException.isReportedByPeer(e),
+                            e -> commandFailed.get())
                     .then(Mono.fromSupplier(result::get))
                     // A filter whose command exited 0 before the end of its input (head, say)
                     // ended the run successfully; the channel then told the sender that the

@@ -1,5 +1,6 @@
 package io.rdmaflux.channel;
 
+import io.rdmaflux.text.Plural;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,7 +48,8 @@ final class Admission {
             ReceiverSession oldest = waiting.poll();
             if (oldest == null) {
                 // Every place is taken by a connection not yet waiting (being set up right now).
-                return "receiver busy: " + maxUnauthenticated + " connections are already waiting to authenticate";
+                return "receiver busy: " + Plural.count(maxUnauthenticated, "connection")
+                        + (maxUnauthenticated == 1 ? " is" : " are") + " already waiting to authenticate";
             }
             // Its failure ends its handshake, which gives the place back (handshakeEnded).
             oldest.displace();

@@ -65,6 +65,8 @@ final class ReceiverSession extends SessionBase {
     private final StreamChecksum checksum = new StreamChecksum();
     private final AtomicInteger creditsToReturn = new AtomicInteger();
     private final AtomicBoolean subscribed = new AtomicBoolean();
+    /** How long a handler that has not read the stream when it failed may take to end on its own. */
+    private static final Duration UNREAD_WAIT = Duration.ofSeconds(5);
     private final int creditBatch;
     private final Sinks.Many<Chunk> inbound;
 
@@ -307,14 +309,21 @@ final class ReceiverSession extends SessionBase {
         while (inbound.tryEmitError(error) == Sinks.EmitResult.FAIL_NON_SERIALIZED) {
             Thread.onSpinWait();
         }
-        if (!handlerDone && (endVerified || !reading)) {
+        if (!handlerDone && (endVerified || !reading && !error.reportedByPeer())) {
             // A handler that reads the stream learns of the failure from it, with the reason.
             // After END the stream has completed and cannot carry it: without this the handler
             // would commit a stream that failed (a sender interrupted after END, a connection
-            // lost before the END_ACK could go). Nor can it reach a handler that never read.
-            // A cancelled handler says nothing more; its clean-up is its own to finish. Its
-            // run's doFinally marks it ended.
+            // lost before the END_ACK could go). A cancelled handler says nothing more; its
+            // clean-up is its own to finish. Its run's doFinally marks it ended. Nor can the
+            // failure reach a handler that never read, when this side failed (a cancel).
             handlerRun.dispose();
+        } else if (!handlerDone && !reading) {
+            // The sender failed: a handler that has not read yet learns of it when it does
+            // (receiveChunks gives it the failure), as a shell's command finds its pipe broken
+            // only when it reads: a command that ends on its own meanwhile keeps its own
+            // status (pipefail's rightmost failure). One that never reads is cancelled after
+            // UNREAD_WAIT.
+            Mono.delay(UNREAD_WAIT, timers.scheduler()).subscribe(x -> handlerRun.dispose());
         }
         releaseUnclaimed();
         afterClose(streamStarted ? handlerEnded.asMono() : Mono.empty(), () -> result.tryEmitError(error));

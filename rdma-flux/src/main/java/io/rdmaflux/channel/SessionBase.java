@@ -118,8 +118,7 @@ abstract class SessionBase implements FrameHandler {
     final void verifyPeerAuth(byte[] proof) {
         Hello.Role peer = role == Hello.Role.SENDER ? Hello.Role.RECEIVER : Hello.Role.SENDER;
         if (!keys.verify(peer, proof)) {
-            throw new RdmaFluxException(ErrorCode.AUTHENTICATION, "authentication failed: the " + peerRole()
-                    + " at " + connection.describe() + " used a different key (or the handshake was altered on the way)");
+            throw new RdmaFluxException(ErrorCode.AUTHENTICATION, wrongKey("used"));
         }
         incoming = keys.seal(peer);
     }
@@ -246,7 +245,17 @@ abstract class SessionBase implements FrameHandler {
                     connection.describe(), code);
             code = ErrorCode.PROTOCOL;
         }
-        onFailed(RdmaFluxException.fromPeer(code, reported(peerRole(), peerError.getMessage())));
+        // Our proof refused (unsealed: before the handshake ended). The peer's message names this
+        // side as seen from there ("the sender at ..."); here the peer is the one to name.
+        String message = code == ErrorCode.AUTHENTICATION && !authentic ? wrongKey("uses")
+                : reported(peerRole(), peerError.getMessage());
+        onFailed(RdmaFluxException.fromPeer(code, message));
+    }
+
+    /** "authentication failed: the receiver at ADDRESS used a different key ...", naming the peer. */
+    private String wrongKey(String verb) {
+        return "authentication failed: the " + peerRole() + " at " + connection.describe() + " " + verb
+                + " a different key (or the handshake was altered on the way)";
     }
 
     /**

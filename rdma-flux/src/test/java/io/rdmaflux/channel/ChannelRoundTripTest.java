@@ -74,6 +74,25 @@ class ChannelRoundTripTest {
                 .satisfies(e -> assertThat(((RdmaFluxException) e).code()).isEqualTo(ErrorCode.AUTHENTICATION));
     }
 
+    /** Each side names the other: the sender hears of the receiver's different key, not of "the sender at ...". */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("transports")
+    void aWrongKeyOnTheSenderNamesTheReceiver(String transportName) {
+        Transport transport = transport(transportName);
+        Mono<Void> sender = FluxReceiver.create().host("127.0.0.1").port(0).key("right").transport(transport)
+                .handle(in -> in.receive().then())
+                .bind()
+                .flatMap(server -> FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key("wrong")
+                        .transport(transport).send(Flux.just(ByteBuffer.wrap(new byte[10])))
+                        .doFinally(s -> server.dispose()));
+        assertThatThrownBy(() -> sender.block(Duration.ofSeconds(10)))
+                .isInstanceOf(RdmaFluxException.class)
+                .hasMessageStartingWith("authentication failed: the receiver at ")
+                .hasMessageContaining(" uses a different key")
+                .hasMessageNotContaining("sender")
+                .satisfies(e -> assertThat(((RdmaFluxException) e).code()).isEqualTo(ErrorCode.AUTHENTICATION));
+    }
+
     static Stream<String> transports() {
         return Stream.of("memory", "tcp");
     }

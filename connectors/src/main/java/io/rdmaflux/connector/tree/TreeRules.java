@@ -3,6 +3,7 @@ package io.rdmaflux.connector.tree;
 import static io.rdmaflux.connector.tree.TreeFormat.malformed;
 
 import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.text.Plural;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Locale;
@@ -263,7 +264,7 @@ final class TreeRules {
     /** The contents of entry {@code id} follow: at most {@code maxOpenFiles} files may be open at once. */
     void opened(int id, TreeEntry e) throws RdmaFluxException {
         if (open.size() >= maxOpenFiles) {
-            throw malformed("more than " + maxOpenFiles + " files open at once (entry '" + e.path() + "')");
+            throw malformed("more than " + Plural.count(maxOpenFiles, "file") + " open at once (entry '" + e.path() + "')");
         }
         open.put(id, new Open(e.path(), e.size()));
     }
@@ -331,17 +332,19 @@ final class TreeRules {
     void end(long entries, long okBytes, long senderFailureCount) throws RdmaFluxException {
         if (listing) {
             if (entries != nextId) {
-                throw malformed("END counts " + entries + " entries, the listing had " + nextId);
+                throw malformed("END counts " + Plural.count(entries, "entry", "entries") + ", the listing had " + nextId);
             }
             return;
         }
         if (!open.isEmpty()) {
-            throw malformed("END while " + open.size() + " files are still open (entry '"
+            throw malformed("END while " + Plural.count(open.size(), "file") + (open.size() == 1 ? " is" : " are")
+                    + " still open (entry '"
                     + open.values().iterator().next().path + "')");
         }
         if (entries != nextId || okBytes != senderOkBytes || senderFailureCount != senderFailures) {
-            throw malformed("END counts " + entries + " entries, " + okBytes + " bytes and " + senderFailureCount
-                    + " failures; the stream had " + nextId + ", " + senderOkBytes + " and " + senderFailures);
+            throw malformed("END counts " + Plural.count(entries, "entry", "entries") + ", "
+                    + Plural.count(okBytes, "byte") + " and " + Plural.count(senderFailureCount, "failure")
+                    + "; the stream had " + nextId + ", " + senderOkBytes + " and " + senderFailures);
         }
         if (nextId == 0) {
             throw malformed("the stream has no root entry");

@@ -3,6 +3,7 @@ package io.rdmaflux.connector.tree;
 import io.rdmaflux.connector.ConnectorException;
 import io.rdmaflux.connector.WriteTarget;
 import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.text.Plural;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -149,7 +150,8 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         tally.files += writers.placedUnreported();
         materializer.removeEmptyCreatedDirectories();
         long kept = tally.files + tally.hardLinks + tally.symlinks;
-        String inPlace = kept > 0 ? "; the " + kept + " files and links completed before it are in place" : "";
+        String inPlace = kept > 0 ? "; the " + Plural.count(kept, "file or link", "files and links")
+                + " completed before it " + (kept == 1 ? "is" : "are") + " in place" : "";
         return (removed > 0 ? "partial files removed" : "no partial file left") + inPlace + through;
     }
 

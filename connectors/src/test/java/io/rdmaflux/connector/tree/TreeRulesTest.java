@@ -13,6 +13,7 @@ import io.rdmaflux.connector.tree.RuleStreams.FileEnd;
 import io.rdmaflux.connector.tree.RuleStreams.Rec;
 import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.text.Plural;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -131,6 +132,8 @@ class TreeRulesTest {
         assertThatThrownBy(() -> rules.contents(1, "DATA", 3)).hasMessage("refused tree stream: contents in a listing");
         assertThatThrownBy(() -> rules.fileEnd(1, null, 3)).hasMessage("refused tree stream: contents in a listing");
         assertThatThrownBy(() -> rules.end(2, 0, 0)).hasMessage("refused tree stream: END counts 2 entries, the listing had 3");
+        assertThatThrownBy(() -> rules.end(1, 0, 0)).as("one entry is no \"1 entries\"")
+                .hasMessage("refused tree stream: END counts 1 entry, the listing had 3");
         TreeRules tree = TreeRules.tree(Long.MAX_VALUE, 4, false);
         assertThatThrownBy(() -> tree.header(TreeFormat.FLAG_LISTING))
                 .hasMessageContaining("a listing where a tree with contents was expected");
@@ -321,15 +324,16 @@ class TreeRulesTest {
                 long[] said = own.clone();
                 said[which] += 1 + c.r().nextInt(5);
                 c.stream().set(c.stream().size() - 1, new End(said[0], said[1], said[2]));
-                return c.broken("END's counts wrong", () -> "END counts " + said[0] + " entries, " + said[1] + " bytes and "
-                        + said[2] + " failures; the stream had " + own[0] + ", " + own[1] + " and " + own[2]);
+                return c.broken("END's counts wrong", () -> "END counts " + Plural.count(said[0], "entry", "entries") + ", "
+                        + Plural.count(said[1], "byte") + " and " + Plural.count(said[2], "failure") + "; the stream had "
+                        + own[0] + ", " + own[1] + " and " + own[2]);
             }),
             new Mutation("END while a file is open", c -> {
                 for (Rec x : c.stream()) {
                     if (x instanceof FileEnd f && (f.file().flags & TreeFormat.F_LINK_TARGET) == 0) {
                         c.stream().remove(x);
                         return c.broken("END while a file is open",
-                                () -> "END while 1 files are still open (entry '" + f.file().path + "')");
+                                () -> "END while 1 file is still open (entry '" + f.file().path + "')");
                     }
                 }
                 return null;
