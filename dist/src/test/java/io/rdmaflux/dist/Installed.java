@@ -67,6 +67,10 @@ final class Installed {
         }
     }
 
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
     void kill() {
         process.destroyForcibly();
     }

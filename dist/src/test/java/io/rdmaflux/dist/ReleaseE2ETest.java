@@ -124,8 +124,7 @@ class ReleaseE2ETest {
         try {
             Pattern listening = Pattern.compile("listening on \\S+:(\\d+)");
             String port = await("rdrecv's listening line").atMost(Duration.ofSeconds(120))
-                    .until(() -> { Matcher m = listening.matcher(recv.err()); return m.find() ? m.group(1) : null; },
-                            p -> p != null);
+                    .until(() -> listeningPort(listening, recv), p -> p != null);
             Installed send = shell("rdsend --transport tcp 127.0.0.1 " + port + " release-key " + in);
             assertThat(send.exitCode()).as(send.describe()).isZero();
             assertThat(recv.exitCode()).as(recv.describe()).isZero();
@@ -223,6 +222,19 @@ class ReleaseE2ETest {
         Installed bad = Installed.run(root, sysbin.toString(), unpacked.resolve("install.sh").toString(), "--prefx", "x");
         assertThat(bad.exitCode()).isEqualTo(64);
         assertThat(bad.err().lines()).singleElement().asString().contains("'--prefx'").contains("--help");
+    }
+
+    /** The port of rdrecv's "listening on" line; null while it has yet to say it; a failure once it ended without. */
+    private static String listeningPort(Pattern listening, Installed recv) {
+        boolean ended = !recv.isAlive();
+        Matcher m = listening.matcher(recv.err());
+        if (m.find()) {
+            return m.group(1);
+        }
+        if (ended) {
+            throw new AssertionError("rdrecv ended before listening: " + recv.describe());
+        }
+        return null;
     }
 
     private static Path random(Path file, int size, long seed) throws IOException {
