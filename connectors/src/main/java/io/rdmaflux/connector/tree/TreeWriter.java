@@ -114,18 +114,22 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             }
         }
         materializer.finishDirectories();
+        files.unstage();
         return dest.toString();
     }
 
     @Override
     public String abort() {
         int removed = 0;
+        int kept = 0;
         String through = "";
         for (IncomingFile f : open.values()) {
             if (f.wroteThrough()) {
                 through = "; what arrived was already written through to " + f.target + ", which keeps it";
             }
-            if (f.discard()) {
+            if (f.keepPart()) {
+                kept++;
+            } else if (f.discard()) {
                 removed++;
             }
         }
@@ -133,9 +137,12 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         writers.stop();
         tally.files += writers.placedUnreported();
         materializer.removeEmptyCreatedDirectories();
-        long kept = tally.files + tally.hardLinks + tally.symlinks;
-        String inPlace = kept > 0 ? "; the " + kept + " files and links completed before it are in place" : "";
-        return (removed > 0 ? "partial files removed" : "no partial file left") + inPlace + through;
+        long done = tally.files + tally.hardLinks + tally.symlinks;
+        String inPlace = done > 0 ? "; the " + done + " files and links completed before it are in place" : "";
+        String parts = kept > 0 ? "; what arrived of " + kept + (kept == 1 ? " large file is" : " large files are")
+                + " kept (.rdflux-NAME.part) for a re-run with --sync to resume" : "";
+        return (removed > 0 ? "partial files removed" : kept > 0 ? "no partial file left under its name"
+                : "no partial file left") + parts + inPlace + through;
     }
 
     @Override
@@ -217,6 +224,16 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private void opened(int id, IncomingFile f) throws IOException {
         rules.opened(id, f.entry);
         open.put(id, f);
+    }
+
+    @Override
+    public void resumed(int id, TreeFormat.Resume resume) throws IOException {
+        IncomingFile f = open.get(id);
+        if (f == null) {
+            throw TreeFormat.malformed("a resumed file that is not open");
+        }
+        rules.resumed(id, resume.offset());
+        f.resume(resume);
     }
 
     @Override
