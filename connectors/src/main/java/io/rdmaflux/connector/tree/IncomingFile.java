@@ -141,9 +141,10 @@ final class IncomingFile {
     }
 
     private void failedWriting(IOException x) {
-        env.files().fatalIfFull(entry.path(), x);
+        // Failed and removed first: a full disk that ends the stream keeps no part of this file.
         localFailure = "cannot write it: " + TreeFiles.phrase(x);
         closeAndDelete();
+        env.files().fatalIfFull(entry.path(), x);
     }
 
     private void create() throws IOException {
@@ -181,7 +182,10 @@ final class IncomingFile {
         FileChannel ch = null;
         try {
             ch = FileChannel.open(part, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-            mismatch = Files.isRegularFile(part, LinkOption.NOFOLLOW_LINKS) ? checkPrefix(ch, r) : "it is not a regular file";
+            // Not a link (NOFOLLOW), a regular file, and no other name: writing on must change nothing else.
+            mismatch = !Files.isRegularFile(part, LinkOption.NOFOLLOW_LINKS) ? "it is not a regular file"
+                    : ((Number) Files.getAttribute(part, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).intValue() != 1
+                    ? "it has other names (hard links)" : checkPrefix(ch, r);
         } catch (java.nio.file.NoSuchFileException x) {
             mismatch = "it is gone";
         } catch (IOException x) {
@@ -190,6 +194,8 @@ final class IncomingFile {
         }
         if (mismatch == null) {
             ch.truncate(r.offset());
+            // Made by an earlier run, perhaps changed since: its mode is set here, not assumed.
+            Files.setPosixFilePermissions(part, env.files().permissions(entry.mode()));
             path = part;
             channel = ch;
             resumed = true;
