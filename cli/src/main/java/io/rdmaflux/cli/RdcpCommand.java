@@ -62,7 +62,7 @@ import reactor.core.publisher.Mono;
             "  rdcp -e 'ssh -p 2222' -r data h1:",
             "",
             "An interrupted copy resumes: run the same command with --sync. A directory the copy creates gets its "
-                + "name only when complete (until then .rdflux-NAME.part beside it), so the re-run lands in the same "
+                + "name only when the copy ends (until then .rdflux-NAME.part beside it), so the re-run lands in the same "
                 + "place; files that arrived are kept, and a large file cut part way is sent on from where it was cut, "
                 + "once the receiving end checked the part it kept (.rdflux-NAME.part) against the source. -v ends "
                 + "with what was sent: 'sent N bytes for M bytes of files written'.",

@@ -166,13 +166,9 @@ class RdcpE2ETest {
         // Named once, then summed up (the summary repeated the first failure before).
         assertThat(t.err().lines().filter(l -> l.contains("locked file"))).hasSize(1);
         assertThat(t.err().lines().toList()).last().isEqualTo("rdcp: partial transfer: what is named above did not arrive");
-        // dst did not exist: the copy stays staged until complete, so that a re-run lands there too.
-        Path staged = dir.resolve(".rdflux-dst.part");
-        assertThat(t.err()).contains("rdcp: warning: .: the copy stays in " + staged + " until every file arrived");
-        assertThat(dst).doesNotExist();
-        assertThat(Files.readString(staged.resolve("a-readable"))).isEqualTo("a");
-        assertThat(Files.readString(staged.resolve("z-readable"))).isEqualTo("z");
-        assertThat(staged.resolve("locked file")).doesNotExist();
+        assertThat(Files.readString(dst.resolve("a-readable"))).isEqualTo("a");
+        assertThat(Files.readString(dst.resolve("z-readable"))).isEqualTo("z");
+        assertThat(dst.resolve("locked file")).doesNotExist();
     }
 
     /**
@@ -193,11 +189,10 @@ class RdcpE2ETest {
             assertThat(t.err()).contains("rdcp: not copied: deep/.../17" + "x".repeat(248) + ": not copied, nor anything"
                     + " below it: its path (shortened here) is 4271 bytes, longer than the 4096 bytes a tree stream carries");
             assertThat(t.err()).doesNotContain("refused tree stream");
-            // Staged until complete (see RdcpResumeE2ETest): beside long-copy, not under its name.
-            assertThat(Files.readString(dir.resolve(".rdflux-long-copy.part/top.txt"))).isEqualTo("top");
+            assertThat(Files.readString(dst.resolve("top.txt"))).isEqualTo("top");
         } finally {
             // Java cannot delete paths past PATH_MAX; rm works down the tree relative to each directory.
-            shell(dir, "rm -rf long long-copy .rdflux-long-copy.part");
+            shell(dir, "rm -rf long long-copy");
         }
     }
 

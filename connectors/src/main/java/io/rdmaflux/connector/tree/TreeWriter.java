@@ -114,14 +114,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
             }
         }
         materializer.finishDirectories();
-        Path staged = files.staged();
-        if (staged != null && tally.failureCount() > 0) {
-            // Not complete: under its name, a re-run would copy into it (rdcp's dst/src); staged, it resumes.
-            tally.warn("", "the copy stays in " + staged + " until every file arrived: run the same command "
-                    + "again with --sync to complete it (it then takes the name " + dest.getFileName() + "), or move it there");
-        } else {
-            files.unstage();
-        }
+        files.unstage();   // the stream ended: what arrived takes its name, files that failed named
         return dest.toString();
     }
 

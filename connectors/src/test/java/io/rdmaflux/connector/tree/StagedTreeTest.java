@@ -63,31 +63,6 @@ class StagedTreeTest {
     }
 
     @Test
-    void aCopyWithFilesThatDidNotArriveStaysStagedAndSaysSoUntilARerunCompletesIt() throws IOException {
-        Path dst = dir.resolve("dst");
-        byte[] ok = "arrived".getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        byte[] stream = Crafted.tree().file("ok", ok).entry(2, Crafted.FILE, Crafted.DATA_FLAG, 0644, 5, "unreadable", "")
-                .fileEnd(2, 1, 0, 0, "read error: permission denied").end().bytes();
-
-        TreeReport r = TreeSink.of(dst).writeTree(Trees.chunks(stream, 1 << 16)).block(T);
-
-        assertThat(r.complete()).isFalse();
-        assertThat(dst).as("under its name, a re-run would copy into it").doesNotExist();
-        Path staged = StagedTree.of(dst);
-        assertThat(staged.resolve("ok")).hasBinaryContent(ok);
-        assertThat(r.warnings()).containsExactly(".: the copy stays in " + staged + " until every file arrived: "
-                + "run the same command again with --sync to complete it (it then takes the name dst), or move it there");
-
-        // The re-run (the file readable now) completes it under its name.
-        byte[] fixed = Crafted.tree().file("ok", ok).file("unreadable", "now".getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                .end().bytes();
-        TreeReport again = TreeSink.of(dst).writeTree(Trees.chunks(fixed, 1 << 16)).block(T);
-        assertThat(again.complete()).isTrue();
-        assertThat(dst.resolve("unreadable")).hasContent("now");
-        assertThat(staged).doesNotExist();
-    }
-
-    @Test
     void aCompleteCopyTakesItsNameAndKeepsTheRootsModeAndTime() throws IOException {
         Path src = Trees.varied(dir.resolve("src"), 5, 0, 6);
         Files.setPosixFilePermissions(src, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));
