@@ -63,7 +63,11 @@ import reactor.core.publisher.Mono;
             "  rdcp --zstd --encrypt dump.sql backup:/dumps/",
             "  rdcp -e 'ssh -p 2222' -r data h1:",
             "",
-            "An interrupted copy resumes with --sync: only files that are missing or differ are sent again.",
+            "An interrupted copy resumes: run the same command with --sync. A directory the copy creates gets its "
+                + "name only when the copy ends (until then .rdflux-NAME.part beside it), so the re-run lands in the same "
+                + "place; files that arrived are kept, and a large file cut part way is sent on from where it was cut, "
+                + "once the receiving end checked the part it kept (.rdflux-NAME.part) against the source. -v ends "
+                + "with what was sent: 'sent N bytes for M bytes of files written'.",
             "",
             "Exit 0 means every file was copied and verified. A source missing or unreadable, or a directory "
                 + "without -r, is 66; a destination that cannot be created or written, 73 or 74."})
@@ -139,6 +143,7 @@ final class RdcpCommand implements Callable<Integer> {
             Console.info("copied " + (arrived.files() < 0 ? meter.summary()
                     : meter.summary(arrived.files() - kept, Math.max(0, arrived.fileBytes()), kept))
                     + (delete ? "; " + names.deleted() + " deleted" : ""));
+            Console.info(SentLine.of(meter.bytes(), arrived.fileBytes()));   // what a sync or resume saved
             Console.stderr().println(meter.bandwidth());
         }
         return code;

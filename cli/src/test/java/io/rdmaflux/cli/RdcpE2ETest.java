@@ -229,17 +229,23 @@ class RdcpE2ETest {
         Path dst = dir.resolve("dst");
         // Small frames and two in flight: slow enough to be caught in the middle.
         Tool t = rdcp("-r", "--frame-size", "4K", "--slots", "2", src.toString(), "h2:" + dst);
-        Path big = dst.resolve("big.bin");
+        // dst is made by the copy: staged beside its name until complete.
+        Path staged = dir.resolve(".rdflux-dst.part");
+        Path big = staged.resolve("big.bin");
         awaitInProgress(t, big);
         new ProcessBuilder("kill", "-INT", Long.toString(t.process.pid())).start().waitFor();
 
         assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.INTERRUPTED);
         assertThat(t.err()).as("the receiving end's own reason, then the interruption")
                 .containsPattern("(?m)^rdcp: h2: .*interrupted.*\\nrdcp: interrupted by SIGINT$");
-        await("the partial file removed").atMost(Duration.ofSeconds(20))
-                .until(() -> temporaries(dst).isEmpty() && !Files.exists(big));
-        assertThat(temporaries(dst)).as("the partial file is removed").isEmpty();
-        assertThat(big).as("the partial file is removed").doesNotExist();
+        // Nothing partial under its name: what arrived is kept as the file's part, for a resume
+        // (RdcpResumeE2ETest), and nothing else is left.
+        Path part = staged.resolve(".rdflux-big.bin.part");
+        await("the partial file kept as its part").atMost(Duration.ofSeconds(20))
+                .until(() -> temporaries(staged).equals(List.of(part)) && !Files.exists(big));
+        assertThat(temporaries(staged)).as("only the part").containsExactly(part);
+        assertThat(big).as("the partial file is not under its name").doesNotExist();
+        assertThat(dst).as("nothing under the destination's name").doesNotExist();
     }
 
     @Test
@@ -249,7 +255,8 @@ class RdcpE2ETest {
         Files2.random(src.resolve("big.bin"), 256L << 20, 4);
         Path dst = dir.resolve("dst");
         Tool t = rdcp("-r", "--frame-size", "4K", "--slots", "2", src + "/", "h2:" + dst);
-        awaitInProgress(t, dst.resolve("big.bin"));
+        Path staged = dir.resolve(".rdflux-dst.part");
+        awaitInProgress(t, staged.resolve("big.bin"));
         List<ProcessHandle> agents = marked().stream()
                 .filter(p -> p.info().command().orElse("").endsWith("/java")
                         && p.info().commandLine().orElse("").contains(" agent")).toList();
@@ -259,13 +266,16 @@ class RdcpE2ETest {
         assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.TEMP_FAIL);
         assertThat(t.err()).as("the receiving end's own reason").containsPattern("(?m)^rdcp: h2: ");
         // Killed outright, the end could not remove the partial file, written under its own name
-        // in the directory the copy created: it has not got the source's mtime, so --sync resends it.
-        assertThat(Files.getLastModifiedTime(dst.resolve("big.bin")))
+        // in the directory the copy created (staged beside dst): it has not got the source's mtime,
+        // so --sync resends it.
+        assertThat(dst).doesNotExist();
+        assertThat(Files.getLastModifiedTime(staged.resolve("big.bin")))
                 .isNotEqualTo(Files.getLastModifiedTime(src.resolve("big.bin")));
 
         assertCopied(rdcp("-r", "--sync", src + "/", "h2:" + dst));
         assertThat(Files2.sha256(dst.resolve("big.bin"))).isEqualTo(Files2.sha256(src.resolve("big.bin")));
         assertThat(Files.readString(dst.resolve("a-small"))).isEqualTo("small");
+        assertThat(staged).doesNotExist();
     }
 
     @Test
@@ -297,10 +307,13 @@ class RdcpE2ETest {
             // Said once, by the end that failed: not again as what the sending end heard of it.
             assertThat(t.err().lines().filter(l -> l.contains("disk full"))).as(t.err()).hasSize(1);
             assertThat(t.err()).doesNotContain("receiver reported");
-            assertThat(dst.resolve("big.bin")).as("never renamed into place").doesNotExist();
-            assertThat(dst.resolve("a-small")).as("completed before the disk filled").hasSameBinaryContentAs(src.resolve("a-small"));
-            await("the partial file removed").atMost(Duration.ofSeconds(20)).until(() -> temporaries(dst).isEmpty());
-            assertThat(temporaries(dst)).as("the partial file is removed").isEmpty();
+            // dst is made by the copy: what arrived is staged beside it, for a re-run.
+            Path staged = fs.resolve(".rdflux-dst.part");
+            assertThat(dst).doesNotExist();
+            assertThat(staged.resolve("big.bin")).as("never renamed into place").doesNotExist();
+            assertThat(staged.resolve("a-small")).as("completed before the disk filled").hasSameBinaryContentAs(src.resolve("a-small"));
+            await("the partial file removed").atMost(Duration.ofSeconds(20)).until(() -> temporaries(staged).isEmpty());
+            assertThat(temporaries(staged)).as("the partial file is removed").isEmpty();
         } finally {
             new ProcessBuilder("umount", "-l", fs.toString()).inheritIO().start().waitFor(30,
                     java.util.concurrent.TimeUnit.SECONDS);
@@ -326,7 +339,8 @@ class RdcpE2ETest {
             return List.of();
         }
         try (Stream<Path> s = Files.walk(root)) {
-            return s.filter(p -> p.getFileName().toString().startsWith(".rdflux-")).toList();
+            // (root itself may be a staged directory, .rdflux-NAME.part)
+            return s.filter(p -> !p.equals(root) && p.getFileName().toString().startsWith(".rdflux-")).toList();
         }
     }
 

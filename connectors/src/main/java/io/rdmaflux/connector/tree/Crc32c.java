@@ -101,5 +101,12 @@ final class Crc32c {
         int value() {
             return combine(before, (int) piece.getValue(), pieceLength);
         }
+
+        /** Starts again from nothing (a prefix that was fed and then not taken). */
+        void reset() {
+            piece.reset();
+            pieceLength = 0;
+            before = 0;
+        }
     }
 }

@@ -3,8 +3,14 @@ package io.rdmaflux.connector.tree;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 
 /**
  * A file being received by the tree sink, contents and holes as they arrive. A small one is
@@ -45,6 +51,8 @@ final class IncomingFile {
     /** A small file's contents, until they are handed to a writer. */
     private ByteBuffer gathered;
     long received;
+    /** Whether its contents continue a part file a cut copy kept, checked here ({@link #resume}). */
+    private boolean resumed;
     private boolean endsInHole;
     String localFailure;
 
@@ -133,9 +141,10 @@ final class IncomingFile {
     }
 
     private void failedWriting(IOException x) {
-        env.files().fatalIfFull(entry.path(), x);
+        // Failed and removed first: a full disk that ends the stream keeps no part of this file.
         localFailure = "cannot write it: " + TreeFiles.phrase(x);
         closeAndDelete();
+        env.files().fatalIfFull(entry.path(), x);
     }
 
     private void create() throws IOException {
@@ -149,6 +158,114 @@ final class IncomingFile {
             TreeFiles.Output out = TreeFiles.createFile(target, fresh);
             path = out.path();
             channel = out.channel();
+        }
+    }
+
+    /**
+     * The sender resumes this file at {@code r}'s offset: the part file a cut copy kept beside
+     * it ({@link StagedTree#partName}) must hold that prefix, whose SHA-256 this side computes
+     * itself and compares; only then does it become the file being written, cut to the offset,
+     * its CRC32C carried on. Otherwise the file fails by name, the part is removed (a re-run
+     * sends the file whole) and the rest of its contents are dropped.
+     */
+    void resume(TreeFormat.Resume r) throws IOException {
+        if (gathered != null) {
+            env.writers().release(gathered);   // a prefix lives on disk, not in a gathered buffer
+            gathered = null;
+        }
+        received = r.offset();
+        if (ignored || localFailure != null) {
+            return;
+        }
+        Path part = target.resolveSibling(StagedTree.partName(target.getFileName().toString()));
+        String mismatch;
+        FileChannel ch = null;
+        try {
+            ch = FileChannel.open(part, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+            // Not a link (NOFOLLOW), a regular file, and no other name: writing on must change nothing else.
+            mismatch = !Files.isRegularFile(part, LinkOption.NOFOLLOW_LINKS) ? "it is not a regular file"
+                    : ((Number) Files.getAttribute(part, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).intValue() != 1
+                    ? "it has other names (hard links)" : checkPrefix(ch, r);
+        } catch (java.nio.file.NoSuchFileException x) {
+            mismatch = "it is gone";
+        } catch (IOException x) {
+            env.files().fatalIfFull(entry.path(), x);
+            mismatch = "it cannot be read: " + TreeFiles.phrase(x);
+        }
+        if (mismatch == null) {
+            ch.truncate(r.offset());
+            // Made by an earlier run, perhaps changed since: its mode is set here, not assumed.
+            Files.setPosixFilePermissions(part, env.files().permissions(entry.mode()));
+            path = part;
+            channel = ch;
+            resumed = true;
+            return;
+        }
+        if (ch != null) {
+            ch.close();
+        }
+        TreeFiles.deleteQuietly(part);
+        localFailure = "not resumed: the part of it kept here from a cut copy (" + part.getFileName()
+                + ") does not hold the source's first " + r.offset() + " bytes (" + mismatch
+                + "); removed it: run the copy again to send the file whole";
+    }
+
+    /** Null when {@code ch} holds {@code r}'s prefix (its SHA-256 computed here), else why not; adds the prefix to the CRC. */
+    private String checkPrefix(FileChannel ch, TreeFormat.Resume r) throws IOException {
+        if (ch.size() < r.offset()) {
+            return "it has " + ch.size() + " bytes";
+        }
+        MessageDigest sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JVM", e);
+        }
+        ByteBuffer b = ByteBuffer.allocateDirect(1 << 20);
+        for (long at = 0; at < r.offset(); ) {
+            b.clear().limit((int) Math.min(b.capacity(), r.offset() - at));
+            int n = ch.read(b, at);
+            if (n <= 0) {
+                return "it ended early";
+            }
+            b.flip();
+            crc.update(b.duplicate());
+            sha.update(b);
+            at += n;
+        }
+        if (!Arrays.equals(sha.digest(), r.prefixSha256())) {
+            crc.reset();
+            return "its checksum differs";
+        }
+        return null;
+    }
+
+    /**
+     * On a cut stream: keeps what was written of a large file as its part file beside it
+     * ({@code .rdflux-NAME.part}, replacing an older one), for a re-run with a sync to resume;
+     * true when kept. A small (gathered) file, one written through, one that failed, and the
+     * tree's only file are not kept. Its size is as far as data was written: a hole at the
+     * end is sent again.
+     */
+    boolean keepPart() {
+        if (gathered != null || through || ignored || localFailure != null || path == null || channel == null
+                || entry.path().isEmpty()) {
+            return false;
+        }
+        Path part = target.resolveSibling(StagedTree.partName(target.getFileName().toString()));
+        try {
+            channel.close();
+            channel = null;
+            if (Files.size(path) == 0) {
+                return false;
+            }
+            if (!path.equals(part)) {
+                Files.move(path, part, StandardCopyOption.ATOMIC_MOVE);
+            }
+            path = null;
+            return true;
+        } catch (IOException x) {
+            return false;   // discarded as any partial file
         }
     }
 
@@ -173,6 +290,10 @@ final class IncomingFile {
             if (!through) {
                 // Written through, a device or FIFO keeps its own mode and times, as with cp.
                 env.files().place(path, target, entry);
+                if (!fresh && !resumed && !entry.path().isEmpty()) {
+                    // A part a cut copy kept of it is stale now (a plain re-run sent it whole).
+                    TreeFiles.deleteQuietly(target.resolveSibling(StagedTree.partName(target.getFileName().toString())));
+                }
             }
             path = null;
         } catch (IOException x) {

@@ -71,6 +71,35 @@ final class SourceFile {
         return got;
     }
 
+    /**
+     * Reads the first {@code n} bytes (a prefix the receiver kept from a cut copy) into the
+     * checksum, so that reading goes on after them, and returns their SHA-256 for the receiver
+     * to check its part against; null (nothing read) when they cannot be read in full.
+     */
+    byte[] prefix(long n) {
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            ByteBuffer b = ByteBuffer.allocateDirect(1 << 20);
+            for (long at = 0; at < n; ) {
+                b.clear().limit((int) Math.min(b.capacity(), n - at));
+                int r = channel.read(b, at);
+                if (r <= 0) {
+                    crc.reset();
+                    return null;
+                }
+                b.flip();
+                crc.update(b.duplicate());
+                sha.update(b);
+                at += r;
+            }
+            position = n;
+            return sha.digest();
+        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+            crc.reset();
+            return null;   // sent whole, and a read error reported then
+        }
+    }
+
     boolean done() {
         return position >= size || failure != null;
     }

@@ -45,6 +45,8 @@ class TreeFiles {
     private static final int SET_ID = 06000;
 
     private final Path dest;
+    /** Where the root's entries go: the destination, or the directory it is staged in until the stream ends. */
+    private volatile Path root;
     private final boolean fsync;
     /** When this stream began: every entry's access time. */
     private final FileTime started = FileTime.from(java.time.Instant.now());
@@ -58,11 +60,40 @@ class TreeFiles {
 
     TreeFiles(Path dest, boolean fsync) {
         this.dest = dest;
+        this.root = dest;
         this.fsync = fsync;
     }
 
     Path dest() {
         return dest;
+    }
+
+    /** From now on the root's entries go to {@code staged} (see {@link StagedTree}), until {@link #unstage()}. */
+    void stage(Path staged) {
+        root = staged;
+    }
+
+    /** The staging directory the root is written in, or null when it is written in place. */
+    Path staged() {
+        return root.equals(dest) ? null : root;
+    }
+
+    /**
+     * Gives a staged root its final name, once the stream ended; refuses to replace anything
+     * that took that name meanwhile.
+     */
+    void unstage() throws IOException {
+        Path staged = staged();
+        if (staged == null) {
+            return;
+        }
+        try {
+            Files.move(staged, dest);   // a rename: same directory; not ATOMIC_MOVE, which would replace an empty directory
+        } catch (FileAlreadyExistsException e) {
+            throw ConnectorException.sink(ConnectorException.Reason.NOT_A_FILE, "cannot put the copy in place: "
+                    + dest + " appeared while it was written; the copy is in " + staged, e);
+        }
+        root = dest;
     }
 
     boolean fsync() {
@@ -71,7 +102,8 @@ class TreeFiles {
 
     /** Where entry {@code path} goes (the destination itself for the root). */
     Path resolve(String path) {
-        return path.isEmpty() ? dest : dest.resolve(path);
+        Path r = root;
+        return path.isEmpty() ? r : r.resolve(path);
     }
 
     /** The attributes of {@code target} without following a link (following one at the root), or null. */

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The tree stream's layout, version 1: constants, record writers and the path rules. The
+ * The tree stream's layout, versions 1 and 2 (2 adds resumed files): constants, record writers and the path rules. The
  * specification is {@code docs/tree-format.md}; every number here is written there.
  *
  * <p>All integers are big-endian. A stream is a header followed by records, each
@@ -18,7 +18,10 @@ final class TreeFormat {
 
     /** "RDTR". */
     static final int MAGIC = 0x52445452;
+    /** The version a stream without resumed files carries, which every reader reads. */
     static final int VERSION = 1;
+    /** The version of a stream that may resume files ({@link #F_RESUME}): older readers refuse it by its number. */
+    static final int VERSION_RESUME = 2;
     static final int HEADER_SIZE = 8;
     /** Header flag: a listing (entries only, no contents). */
     static final int FLAG_LISTING = 1;
@@ -44,7 +47,14 @@ final class TreeFormat {
     static final int F_CHECKSUM = 4;
     /** On the root only: a directory that holds the entries but is not itself part of the copy. */
     static final int F_CONTAINER = 8;
-    static final int ENTRY_FLAGS = F_DATA | F_LINK_TARGET | F_CHECKSUM | F_CONTAINER;
+    /**
+     * Version 2: the file's contents start at an offset; the receiver's part file holds what is
+     * before it, which it checks against the SHA-256 that ends the body ({@code docs/tree-format.md}).
+     */
+    static final int F_RESUME = 16;
+    static final int ENTRY_FLAGS = F_DATA | F_LINK_TARGET | F_CHECKSUM | F_CONTAINER | F_RESUME;
+    /** What F_RESUME adds to an ENTRY body: the offset and the prefix's SHA-256. */
+    static final int RESUME_FIELDS = 8 + 32;
     static final int CHECKSUM_SHA256 = 1;
     static final int SHA256_LENGTH = 32;
 
@@ -68,7 +78,15 @@ final class TreeFormat {
     }
 
     static void putHeader(ByteBuffer b, int flags) {
-        b.putInt(MAGIC).putShort((short) VERSION).putShort((short) flags);
+        putHeader(b, flags, VERSION);
+    }
+
+    static void putHeader(ByteBuffer b, int flags, int version) {
+        b.putInt(MAGIC).putShort((short) version).putShort((short) flags);
+    }
+
+    /** A file resumed at {@code offset}: the receiver's part file must hold these first bytes, of this SHA-256. */
+    record Resume(long offset, byte[] prefixSha256) {
     }
 
     static byte[] utf8(String s) {
@@ -81,16 +99,27 @@ final class TreeFormat {
     }
 
     static void putEntry(ByteBuffer b, int id, TreeEntry e, int flags, byte[] path, byte[] link) {
+        putEntry(b, id, e, flags, path, link, null);
+    }
+
+    /** An ENTRY; with {@code resume}, flag F_RESUME and its fields after the checksum (a version 2 stream only). */
+    static void putEntry(ByteBuffer b, int id, TreeEntry e, int flags, byte[] path, byte[] link, Resume resume) {
         byte[] sum = e.checksum();
         if (sum != null) {
             flags |= F_CHECKSUM;
         }
-        b.put((byte) ENTRY).putInt(entrySize(path, link, sum) - RECORD_HEADER);
+        if (resume != null) {
+            flags |= F_RESUME;
+        }
+        b.put((byte) ENTRY).putInt(entrySize(path, link, sum) - RECORD_HEADER + (resume != null ? RESUME_FIELDS : 0));
         b.putInt(id).put((byte) e.kind().code()).put((byte) flags).putShort((short) (e.mode() & 07777))
                 .putLong(e.mtimeNanos()).putLong(e.size());
         b.putShort((short) path.length).put(path).putShort((short) link.length).put(link);
         if (sum != null) {
             b.put((byte) CHECKSUM_SHA256).put(sum);
+        }
+        if (resume != null) {
+            b.putLong(resume.offset()).put(resume.prefixSha256());
         }
     }
 

@@ -61,6 +61,7 @@ public final class TreeListing {
 
     private final ListingStore store;
     private final List<String> problems;
+    private volatile Boolean hasParts;
 
     private TreeListing(ListingStore store, List<String> problems) {
         this.store = store;
@@ -139,7 +140,7 @@ public final class TreeListing {
     public static Mono<TreeListing> local(Path root, boolean checksums) {
         return Mono.defer(() -> {
             ListingStore store = new ListingStore(ListingStore.MAX_BYTES);
-            return scan(root, checksums).doOnNext(store::add).then(Mono.fromCallable(() -> {
+            return scan(StagedTree.listed(root), checksums).doOnNext(store::add).then(Mono.fromCallable(() -> {
                 store.seal();   // a walk lists no path twice
                 return new TreeListing(store, List.of());
             }));
@@ -211,6 +212,26 @@ public final class TreeListing {
         int at = store.find(path);
         return at >= 0 && store.kind(at) == TreeEntry.Kind.FILE.code() && store.size(at) == size
                 && store.mtime(at) == mtimeNanos;
+    }
+
+    /**
+     * Whether it holds a part of a file that a cut copy kept ({@code .rdflux-NAME.part},
+     * {@link StagedTree}): a stream against it may resume files. Looked for once.
+     */
+    boolean hasParts() {
+        Boolean h = hasParts;
+        if (h == null) {
+            h = false;
+            for (TreeEntry e : entries()) {
+                String n = e.name();
+                if (e.kind() == TreeEntry.Kind.FILE && n.startsWith(".rdflux-") && n.endsWith(".part")) {
+                    h = true;
+                    break;
+                }
+            }
+            hasParts = h;
+        }
+        return h;
     }
 
     /** The number of entries. */

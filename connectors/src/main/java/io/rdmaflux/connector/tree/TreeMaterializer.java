@@ -55,6 +55,9 @@ final class TreeMaterializer {
     void directory(TreeEntry e, Path target) throws IOException {
         String path = e.path();
         try {
+            if (path.isEmpty() && !env.rules().container()) {
+                target = stageRoot(target);
+            }
             BasicFileAttributes a = TreeFiles.attributes(path.isEmpty() ? target : null, target);
             if (a == null) {
                 Files.createDirectory(target);
@@ -85,6 +88,26 @@ final class TreeMaterializer {
         directoryOrder.add(e);
         tally.directories++;
         tally.listener().onDone(e, 0);
+    }
+
+    /**
+     * Where a root directory is written: in place when the destination exists; else staged
+     * beside it under {@link StagedTree#of}, made now or found from a cut copy (whose files
+     * then count as any existing directory's), and renamed at the end, so that a cut copy leaves
+     * no directory under the final name for a re-run to copy into ({@code docs/tree-format.md}).
+     */
+    private Path stageRoot(Path dest) throws IOException {
+        Path staged = StagedTree.of(dest);
+        if (staged == null || TreeFiles.attributes(dest, dest) != null) {
+            return dest;
+        }
+        BasicFileAttributes a = StagedTree.at(staged);
+        if (a != null && !a.isDirectory()) {
+            throw ConnectorException.sink(ConnectorException.Reason.NOT_A_FILE, "cannot write " + files.dest()
+                    + ": " + staged + ", where it is staged until complete, is in the way and not a directory", null);
+        }
+        files.stage(staged);
+        return staged;
     }
 
     /**

@@ -43,6 +43,8 @@ final class TreePacker implements Runnable {
     private final ReadOutlet outlet;
     private final ReadPermits permits;
     private final int lanePayload;
+    /** The stream's format version: 2 when the baseline holds parts of files to resume, else 1 (any reader's). */
+    private final int version;
 
     private TreeWalker walker;
     private boolean headerWritten;
@@ -70,6 +72,8 @@ final class TreePacker implements Runnable {
         this.outlet = outlet;
         this.permits = permits;
         this.lanePayload = lanePayload;
+        this.version = !listing && options.baseline() != null && options.baseline().hasParts()
+                ? TreeFormat.VERSION_RESUME : TreeFormat.VERSION;
     }
 
     @Override
@@ -120,7 +124,7 @@ final class TreePacker implements Runnable {
 
     private Stop fill(ByteBuffer b) throws IOException {
         if (!headerWritten) {
-            TreeFormat.putHeader(b, listing ? TreeFormat.FLAG_LISTING : 0);
+            TreeFormat.putHeader(b, listing ? TreeFormat.FLAG_LISTING : 0, version);
             headerWritten = true;
             if (container != null) {
                 walker = new TreeWalker(container, options.followSymlinks());
@@ -214,7 +218,30 @@ final class TreePacker implements Runnable {
         long size = e.size();
         boolean lane = options.parallelFiles() > 0 && size >= options.largeFileSize()
                 && (flags & TreeFormat.F_LINK_TARGET) == 0;
-        return new Pending(item, e, flags | TreeFormat.F_DATA, lane, new SourceFile(item, ch, size));
+        SourceFile opened = new SourceFile(item, ch, size);
+        Pending p = new Pending(item, e, flags | TreeFormat.F_DATA, lane, opened, resumable(item, opened));
+        return p;
+    }
+
+    /**
+     * A file the destination's listing holds a part of ({@code .rdflux-NAME.part} beside it,
+     * kept by a cut copy, {@link StagedTree}): resumed after that part, whose SHA-256 it sends for
+     * the receiver to check. Null when the stream does not resume files, the file is small (its
+     * receiver gathers it in memory) or the part is empty or longer than the file.
+     */
+    private TreeFormat.Resume resumable(Item item, SourceFile opened) {
+        TreeEntry e = item.entry;
+        if (version < TreeFormat.VERSION_RESUME || e.path().isEmpty() || opened.size <= TreeWriter.QUEUED_MAX) {
+            return null;
+        }
+        String parent = TreeFormat.parent(e.path());
+        String part = (parent.isEmpty() ? "" : parent + "/") + StagedTree.partName(e.name());
+        TreeEntry there = options.baseline().get(part).orElse(null);
+        if (there == null || there.kind() != TreeEntry.Kind.FILE || there.size() <= 0 || there.size() > opened.size) {
+            return null;
+        }
+        byte[] sha = opened.prefix(there.size());
+        return sha == null ? null : new TreeFormat.Resume(there.size(), sha);
     }
 
     /** Whether the baseline (the destination's listing) already has this file as it is here. */
@@ -284,8 +311,16 @@ final class TreePacker implements Runnable {
         final int size;
         String failure;
 
+        /** Where its contents start, after a part the receiver kept; null: from the start. */
+        final TreeFormat.Resume resume;
+
         Pending(Item item, TreeEntry entry, int flags, boolean lane, SourceFile opened) {
+            this(item, entry, flags, lane, opened, null);
+        }
+
+        Pending(Item item, TreeEntry entry, int flags, boolean lane, SourceFile opened, TreeFormat.Resume resume) {
             this.item = item;
+            this.resume = resume;
             this.entry = entry;
             this.flags = flags;
             this.lane = lane;
@@ -296,7 +331,7 @@ final class TreePacker implements Runnable {
                 this.size = TreeFormat.noticeSize(path, link);
             } else {
                 this.link = TreeFormat.utf8(entry.link());
-                int s = TreeFormat.entrySize(path, link, entry.checksum());
+                int s = TreeFormat.entrySize(path, link, entry.checksum()) + (resume != null ? TreeFormat.RESUME_FIELDS : 0);
                 // A file read here needs room for its FILE_END in the same chunk at least.
                 this.size = (flags & TreeFormat.F_DATA) != 0 && !lane ? s + TreeFormat.FILE_END_MAX : s;
             }
@@ -314,7 +349,7 @@ final class TreePacker implements Runnable {
                 return;
             }
             int id = nextId++;
-            TreeFormat.putEntry(b, id, entry, flags, path, link);
+            TreeFormat.putEntry(b, id, entry, flags, path, link, resume);
             if ((flags & TreeFormat.F_DATA) == 0) {
                 listener.onDone(entry, 0);
             } else if (failure != null) {

@@ -29,6 +29,14 @@ final class TreeParser {
 
         void entry(int id, TreeEntry entry, int flags) throws IOException;
 
+        /**
+         * Right after {@link #entry}: file {@code id}'s contents start at {@code resume}'s offset
+         * (flag F_RESUME). Only a tree's writer takes them; anything else refuses the stream.
+         */
+        default void resumed(int id, TreeFormat.Resume resume) throws IOException {
+            throw malformed("a resumed file where none may be");
+        }
+
         /** Content for file {@code id}: the bytes between {@code data}'s position and limit. */
         void data(int id, ByteBuffer data) throws IOException;
 
@@ -53,6 +61,7 @@ final class TreeParser {
     private long remaining;
     private int dataId;
     private long offset;
+    private int version;
 
     TreeParser(Handler handler) {
         this.handler = handler;
@@ -110,10 +119,11 @@ final class TreeParser {
                 if (magic != TreeFormat.MAGIC) {
                     throw malformed("not a tree stream (bad magic number)");
                 }
-                if (version != TreeFormat.VERSION) {
+                if (version != TreeFormat.VERSION && version != TreeFormat.VERSION_RESUME) {
                     throw malformed("tree format version " + version + " is not supported (this side reads "
-                            + TreeFormat.VERSION + ")");
+                            + TreeFormat.VERSION + " and " + TreeFormat.VERSION_RESUME + ")");
                 }
+                this.version = version;
                 if ((flags & ~TreeFormat.FLAG_LISTING) != 0) {
                     throw malformed("unknown header flags 0x" + Integer.toHexString(flags));
                 }
@@ -240,9 +250,29 @@ final class TreeParser {
             sum = new byte[TreeFormat.SHA256_LENGTH];
             b.get(sum);
         }
+        TreeFormat.Resume resume = null;
+        if ((flags & TreeFormat.F_RESUME) != 0) {
+            if (version < TreeFormat.VERSION_RESUME || b.remaining() < TreeFormat.RESUME_FIELDS) {
+                throw malformed("entry '" + path + "' resumes a file, which a version " + version
+                        + " stream may not, or its offset and checksum are short");
+            }
+            long at = b.getLong();
+            byte[] prefix = new byte[TreeFormat.SHA256_LENGTH];
+            b.get(prefix);
+            resume = new TreeFormat.Resume(at, prefix);
+        }
         exhausted(b);
         // What the fields may say is the stream's rules'.
-        handler.entry(id, TreeRules.entry(id, kindCode, flags, mode, mtime, size, path, link, sum), flags);
+        TreeEntry entry = TreeRules.entry(id, kindCode, flags, mode, mtime, size, path, link, sum);
+        if (resume != null && (entry.kind() != TreeEntry.Kind.FILE || (flags & TreeFormat.F_DATA) == 0
+                || path.isEmpty() || resume.offset() < 0 || resume.offset() > size)) {
+            throw malformed("entry '" + path + "' resumes at byte " + resume.offset()
+                    + ", which only a file of the tree with contents of at least that size may");
+        }
+        handler.entry(id, entry, flags);
+        if (resume != null) {
+            handler.resumed(id, resume);
+        }
     }
 
     private String string(ByteBuffer b, int max, String what) throws RdmaFluxException {

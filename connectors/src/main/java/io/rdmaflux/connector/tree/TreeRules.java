@@ -269,6 +269,12 @@ final class TreeRules {
         open.put(id, new Open(e.path(), e.size()));
     }
 
+    /** File {@code id}'s contents start at {@code offset} (at most its size, the parser checked): what is before is the receiver's. */
+    void resumed(int id, long offset) throws RdmaFluxException {
+        Open f = file(id, "ENTRY");
+        f.received = offset;
+    }
+
     /**
      * A DATA or HOLE record ({@code record}) of {@code n} bytes for file {@code id}: refused
      * (thrown) when that file is not open; past its declared size the refusal is returned, for

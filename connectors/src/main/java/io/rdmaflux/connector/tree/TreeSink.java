@@ -26,7 +26,11 @@ import reactor.core.publisher.Mono;
  * modes and times last, children first. A file the sender marked failed, or that cannot be
  * written here, is discarded and reported by name in the {@link TreeReport}; the rest of the
  * tree still arrives. Completed files stay in place if the stream fails later (a sync re-run
- * sends only what is missing); partial files are removed. A killed process cannot remove its
+ * sends only what is missing); partial files are removed, but for what arrived of a large file,
+ * kept as its part ({@code .rdflux-NAME.part}) for a sync to resume after it checked it. A
+ * destination directory this sink creates is written staged beside its name and renamed to it
+ * when the stream ends ({@link StagedTree}), so a cut copy leaves nothing under that name and a
+ * re-run finds the staged part. A killed process cannot remove its
  * partial file: in a directory it created, that file keeps the mtime of its writing rather
  * than the sender's, so a quick sync sends it again ({@code docs/tree-format.md}).
  *

@@ -135,9 +135,12 @@ public final class TreeSource implements Source {
         }
     }
 
-    /** A source of the listing of {@code root}: entries only (see {@link TreeListing}). */
+    /**
+     * A source of the listing of {@code root}: entries only (see {@link TreeListing}); of the
+     * directory a cut copy staged for it when it does not exist ({@link StagedTree#listed}).
+     */
     static TreeSource listing(Path root, boolean checksums, TreeSourceOptions options) {
-        return new TreeSource(root, null, options, true, checksums);
+        return new TreeSource(StagedTree.listed(root), null, options, true, checksums);
     }
 
     /** This source with other options. */

@@ -129,6 +129,7 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         if (dry == null) {
             materializer.finishDirectories();
             materializer.warnSetIdDropped();
+            files.unstage();   // the stream ended: what arrived takes its name, files that failed named
         }
         return dest.toString();
     }
@@ -136,12 +137,15 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     @Override
     public String abort() {
         int removed = 0;
+        int kept = 0;
         String through = "";
         for (IncomingFile f : open.values()) {
             if (f.wroteThrough()) {
                 through = "; what arrived was already written through to " + f.target + ", which keeps it";
             }
-            if (f.discard()) {
+            if (f.keepPart()) {
+                kept++;
+            } else if (f.discard()) {
                 removed++;
             }
         }
@@ -149,10 +153,13 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
         writers.stop();
         tally.files += writers.placedUnreported();
         materializer.removeEmptyCreatedDirectories();
-        long kept = tally.files + tally.hardLinks + tally.symlinks;
-        String inPlace = kept > 0 ? "; the " + Plural.count(kept, "file or link", "files and links")
-                + " completed before it " + (kept == 1 ? "is" : "are") + " in place" : "";
-        return (removed > 0 ? "partial files removed" : "no partial file left") + inPlace + through;
+        long done = tally.files + tally.hardLinks + tally.symlinks;
+        String inPlace = done > 0 ? "; the " + Plural.count(done, "file or link", "files and links")
+                + " completed before it " + (done == 1 ? "is" : "are") + " in place" : "";
+        String parts = kept > 0 ? "; what arrived of " + Plural.count(kept, "large file") + (kept == 1 ? " is" : " are")
+                + " kept (.rdflux-NAME.part) for a re-run with --sync to resume" : "";
+        return (removed > 0 ? "partial files removed" : kept > 0 ? "no partial file left under its name"
+                : "no partial file left") + parts + inPlace + through;
     }
 
     @Override
@@ -255,6 +262,16 @@ final class TreeWriter implements WriteTarget, TreeParser.Handler {
     private void opened(int id, IncomingFile f) throws IOException {
         rules.opened(id, f.entry);
         open.put(id, f);
+    }
+
+    @Override
+    public void resumed(int id, TreeFormat.Resume resume) throws IOException {
+        IncomingFile f = open.get(id);
+        if (f == null) {
+            throw TreeFormat.malformed("a resumed file that is not open");
+        }
+        rules.resumed(id, resume.offset());
+        f.resume(resume);
     }
 
     @Override

@@ -67,6 +67,11 @@ class TreeParserPropertyTest {
         }
 
         @Override
+        public void resumed(int id, TreeFormat.Resume r) {
+            add("resumed " + id + " " + r.offset() + " " + HexFormat.of().formatHex(r.prefixSha256()));
+        }
+
+        @Override
         public void data(int id, ByteBuffer d) {
             if (id != dataId) {
                 flushData();
@@ -232,7 +237,9 @@ class TreeParserPropertyTest {
         Recorder rec = new Recorder();
         ByteBuffer b = ByteBuffer.wrap(stream);
         need(b, 8);
-        if (b.getInt() != TreeFormat.MAGIC || (b.getShort() & 0xffff) != TreeFormat.VERSION) {
+        int magic = b.getInt();
+        int version = b.getShort() & 0xffff;
+        if (magic != TreeFormat.MAGIC || version != 1 && version != 2) {
             throw new Refused("header");
         }
         int flags = b.getShort() & 0xffff;
@@ -271,8 +278,28 @@ class TreeParserPropertyTest {
                             sum = new byte[TreeFormat.SHA256_LENGTH];
                             body.get(sum);
                         }
+                        // Version 2: RESUME, its offset (at most the size) and the prefix's SHA-256, on a file of the tree with DATA.
+                        TreeFormat.Resume resume = null;
+                        if ((f & TreeFormat.F_RESUME) != 0) {
+                            if (version < 2) {
+                                throw new Refused("resume in version 1");
+                            }
+                            need(body, 40);
+                            long at = body.getLong();
+                            byte[] prefix = new byte[32];
+                            body.get(prefix);
+                            resume = new TreeFormat.Resume(at, prefix);
+                        }
                         end(body);
-                        rec.entry(id, TreeRules.entry(id, kind, f, mode, mtime, size, path, link, sum), f);
+                        TreeEntry e = TreeRules.entry(id, kind, f, mode, mtime, size, path, link, sum);
+                        if (resume != null && (e.kind() != TreeEntry.Kind.FILE || (f & TreeFormat.F_DATA) == 0
+                                || path.isEmpty() || resume.offset() < 0 || resume.offset() > size)) {
+                            throw new Refused("resume where none may be");
+                        }
+                        rec.entry(id, e, f);
+                        if (resume != null) {
+                            rec.resumed(id, resume);
+                        }
                     }
                     case TreeFormat.DATA -> {
                         need(body, 4);

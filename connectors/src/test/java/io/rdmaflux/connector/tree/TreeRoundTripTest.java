@@ -168,8 +168,13 @@ class TreeRoundTripTest {
         Flux<Chunk> cut = Trees.chunks(stream, 100_000).take(stream.length / 100_000 - 3)
                 .concatWith(Flux.error(new IllegalStateException("connection lost")));
         assertThatThrownBy(() -> TreeSink.of(dst).writeTree(cut).block(T))
-                .hasMessageContaining("connection lost").hasMessageContaining("partial files removed");
-        assertThat(Trees.temporaries(dst)).isEmpty();
+                .hasMessageContaining("connection lost").hasMessageContaining("kept (.rdflux-NAME.part)");
+        // The directory the copy made is staged beside dst until complete: dst itself never appeared.
+        // What arrived of the large file being written is kept as its part, for a resume, and
+        // nothing else: no random temporary name, nothing partial under its own name.
+        assertThat(dst).doesNotExist();
+        assertThat(Trees.temporaries(StagedTree.of(dst))).isNotEmpty()
+                .allSatisfy(p -> assertThat(p.getFileName().toString()).matches("\\.rdflux-(shard-\\d\\.bin|sparse\\.img)\\.part"));
     }
 
     /** How many of this process's file descriptors are open on files under {@code dir}. */

@@ -33,36 +33,48 @@ class TreeSinkInterruptedTest {
         Path dst = dir.resolve("dst");
         stoppedInsideBig(src, dst);   // and never told to commit or abort: killed
 
-        // Killed here: the large file is on disk under its own name, part of it.
-        Path big = dst.resolve("sub/big");
+        // Killed here: the copy is staged beside dst, which does not exist; the large file is in
+        // the staged directory under its own name, part of it.
+        assertThat(dst).doesNotExist();
+        Path staged = StagedTree.of(dst);
+        Path big = staged.resolve("sub/big");
         assertThat(big).exists();
         assertThat(Files.size(big)).isLessThan(Files.size(src.resolve("sub/big")));
         assertThat(Files.getLastModifiedTime(big)).isNotEqualTo(Files.getLastModifiedTime(src.resolve("sub/big")));
-        assertThat(Trees.temporaries(dst)).isEmpty();
+        assertThat(Trees.temporaries(staged)).isEmpty();
 
-        // The re-run with --sync: the listing's quick check sends what is missing or partial.
+        // The re-run with --sync: the listing of dst is the staged directory's, whose quick
+        // check sends what is missing or partial; the copy then takes dst's name.
         TreeListing there = TreeListing.local(dst, false).block(T);
+        assertThat(there.size()).isGreaterThan(1);
         TreeReport again = TreeSink.of(dst).writeTree(TreeSource.of(src, TreeSourceOptions.defaults()
                 .withBaseline(there, TreeSourceOptions.Compare.SIZE_AND_MTIME)).open()).block(T);
         assertThat(again.complete()).isTrue();
         assertThat(again.files()).isGreaterThanOrEqualTo(1);
+        assertThat(again.unchanged()).isGreaterThanOrEqualTo(2);   // the small files that arrived were kept
         Trees.assertSameTree(dst, src);
+        assertThat(staged).doesNotExist();
     }
 
     @Test
-    void aFailedCopyIntoAFreshDirectoryRemovesThePartialFileAndKeepsTheWholeOnes() throws IOException {
+    void aFailedCopyIntoAFreshDirectoryKeepsThePartialFileOnlyAsItsPartAndKeepsTheWholeOnes() throws IOException {
         Path src = tree();
         Path dst = dir.resolve("dst");
         TreeWriter writer = stoppedInsideBig(src, dst);
 
-        assertThat(writer.abort()).startsWith("partial files removed");
+        assertThat(writer.abort()).startsWith("no partial file left under its name; what arrived of 1 large file is kept");
 
-        assertThat(dst.resolve("sub/big")).doesNotExist();
+        // The whole files stay in the staged directory, for a re-run; nothing under dst's name;
+        // the large file cut short only as its part, for a resume.
+        assertThat(dst).doesNotExist();
+        Path staged = StagedTree.of(dst);
+        assertThat(staged.resolve("sub/big")).doesNotExist();
+        assertThat(staged.resolve("sub/.rdflux-big.part")).exists();
         for (String small : new String[] {"a-small", "sub/a-small"}) {
-            assertThat(dst.resolve(small)).hasSameBinaryContentAs(src.resolve(small));
-            assertThat(Files.getLastModifiedTime(dst.resolve(small))).isEqualTo(Files.getLastModifiedTime(src.resolve(small)));
+            assertThat(staged.resolve(small)).hasSameBinaryContentAs(src.resolve(small));
+            assertThat(Files.getLastModifiedTime(staged.resolve(small))).isEqualTo(Files.getLastModifiedTime(src.resolve(small)));
         }
-        assertThat(Trees.temporaries(dst)).isEmpty();
+        assertThat(Trees.temporaries(staged)).containsExactly(staged.resolve("sub/.rdflux-big.part"));
     }
 
     @Test
@@ -80,7 +92,8 @@ class TreeSinkInterruptedTest {
 
         writer.abort();
         assertThat(dst.resolve("sub/big")).hasBinaryContent(old);
-        assertThat(Trees.temporaries(dst)).isEmpty();
+        // The random temporary name is gone; what arrived is kept as the file's part, for a resume.
+        assertThat(Trees.temporaries(dst)).containsExactly(dst.resolve("sub/.rdflux-big.part"));
         assertThat(dst.resolve("sub/a-small")).hasSameBinaryContentAs(src.resolve("sub/a-small"));
     }
 

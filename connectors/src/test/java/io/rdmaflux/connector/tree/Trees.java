@@ -185,10 +185,16 @@ final class Trees {
         });
     }
 
-    /** Files and directories under {@code dir} whose names look like the sink's temporary files. */
+    /**
+     * Files and directories under {@code dir} (not {@code dir} itself, which may be a staged
+     * directory) whose names look like the sink's temporary files; none when there is no {@code dir}.
+     */
     static List<Path> temporaries(Path dir) throws IOException {
+        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return List.of();
+        }
         try (var s = Files.walk(dir)) {
-            return s.filter(p -> p.getFileName().toString().startsWith(".rdflux-")).toList();
+            return s.filter(p -> !p.equals(dir) && p.getFileName().toString().startsWith(".rdflux-")).toList();
         }
     }
 }
