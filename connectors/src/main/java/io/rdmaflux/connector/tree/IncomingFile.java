@@ -195,7 +195,7 @@ final class IncomingFile {
         if (mismatch == null) {
             ch.truncate(r.offset());
             // Made by an earlier run, perhaps changed since: its mode is set here, not assumed.
-            Files.setPosixFilePermissions(part, env.files().permissions(entry.mode()));
+            env.files().chmod(part, entry.mode() & 0777);   // set-id bits, if any, are the final place's
             path = part;
             channel = ch;
             resumed = true;
