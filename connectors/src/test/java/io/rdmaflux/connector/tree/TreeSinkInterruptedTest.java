@@ -42,6 +42,10 @@ class TreeSinkInterruptedTest {
         assertThat(Files.size(big)).isLessThan(Files.size(src.resolve("sub/big")));
         assertThat(Files.getLastModifiedTime(big)).isNotEqualTo(Files.getLastModifiedTime(src.resolve("sub/big")));
         assertThat(Trees.temporaries(staged)).isEmpty();
+        // The abandoned sink's writer threads still place the two small files it had queued: a
+        // kill that came after them (on a loaded machine they may take a while).
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() ->
+                Files.exists(staged.resolve("a-small")) && Files.exists(staged.resolve("sub/a-small")));
 
         // The re-run with --sync: the listing of dst is the staged directory's, whose quick
         // check sends what is missing or partial; the copy then takes dst's name.
