@@ -189,6 +189,21 @@ class ResumeTest {
         assertThat(Files.readAllBytes(dst)).isEqualTo(Files.readAllBytes(src));
     }
 
+    @Test
+    void aPlainRerunOfASingleFileRemovesItsStalePart() throws IOException {
+        Path src = tree().resolve("sub/big");
+        Path dst = dir.resolve("copy.iso");
+        cut(src, src, dst);
+        Path part = dir.resolve(".rdflux-copy.iso.part");
+        assertThat(part).exists();
+
+        TreeReport r = TreeSink.of(dst).writeTree(TreeSource.of(src, TreeSourceOptions.defaults()).open()).block(T);
+
+        assertThat(r.complete()).isTrue();
+        assertThat(Files.readAllBytes(dst)).isEqualTo(Files.readAllBytes(src));
+        assertThat(part).as("stale once the file arrived whole").doesNotExist();
+    }
+
     /** A tree with a large file (a hole in it, mode 0640, old mtime, a second hard-linked name) among small ones. */
     private Path tree() throws IOException {
         Path src = Files.createDirectories(dir.resolve("src/sub"));
