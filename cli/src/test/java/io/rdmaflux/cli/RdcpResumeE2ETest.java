@@ -116,6 +116,51 @@ class RdcpResumeE2ETest {
         assertThat(dir.resolve(".rdflux-dst.part")).doesNotExist();
     }
 
+    @Test
+    void aSingleFileCutByCtrlCIsResumedBySyncUnderAnotherName() throws Exception {
+        Path src = dir.resolve("big.iso");
+        Files2.random(src, BIG, 11);
+        Path out = Files.createDirectories(dir.resolve("out"));
+        Path dest = out.resolve("name.iso");
+        String dstArg = "h2:" + dest;
+
+        // Written under a temporary name beside the destination until it ends.
+        Tool t = rdcp("--frame-size", "4K", "--slots", "2", src.toString(), dstArg);
+        await("the file half way").atMost(LIMIT).pollInterval(Duration.ofMillis(10))
+                .until(() -> !t.process.isAlive() || largestIn(out) > BIG / 8);
+        assertThat(t.process.isAlive()).as("still copying; rdcp said: " + t.err()).isTrue();
+        new ProcessBuilder("kill", "-INT", Long.toString(t.process.pid())).start().waitFor();
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.INTERRUPTED);
+        Path part = out.resolve(".rdflux-name.iso.part");
+        await("the cut file kept as its part").atMost(Duration.ofSeconds(20)).until(() -> Files.exists(part));
+        long kept = Files.size(part);
+        assertThat(kept).isBetween(1L, BIG - 1);
+        assertThat(dest).as("never under its name").doesNotExist();
+
+        Tool again = rdcp("-v", "--sync", src.toString(), dstArg);
+        assertThat(again.exitCode(LIMIT)).as(again.err()).isZero();
+
+        assertThat(Files2.sha256(dest)).isEqualTo(Files2.sha256(src));
+        assertThat(part).doesNotExist();
+        Matcher m = SENT.matcher(again.err());
+        assertThat(m.find()).as(again.err()).isTrue();
+        assertThat(Long.parseLong(m.group(2))).as("written whole, its kept part included").isEqualTo(BIG);
+        assertThat(Long.parseLong(m.group(1))).as("about the rest: " + again.err()).isLessThan(BIG - kept + (2L << 20));
+    }
+
+    /** The size of the largest file in {@code d} (a copy in progress is under a temporary name there). */
+    private static long largestIn(Path d) throws IOException {
+        long most = 0;
+        try (var s = Files.list(d)) {
+            for (Path p : s.toList()) {
+                most = Math.max(most, Files.isRegularFile(p) ? Files.size(p) : 0);
+            }
+        } catch (java.nio.file.NoSuchFileException gone) {
+            return most;   // a temporary name renamed while listed
+        }
+        return most;
+    }
+
     /** Runs the copy slowly, Ctrl-C once the big file is half way; returns its kept part. */
     private Path cut(String srcArg, String dstArg, Path staged) throws Exception {
         // Small frames and two in flight: slow enough to be caught in the middle.

@@ -177,6 +177,11 @@ final class IncomingFile {
         if (ignored || localFailure != null) {
             return;
         }
+        if (through) {
+            // A device or FIFO has no part beside it: its listing is empty, so no sender of ours asks.
+            localFailure = "not resumed: its destination is a device or FIFO, which is written through";
+            return;
+        }
         Path part = target.resolveSibling(StagedTree.partName(target.getFileName().toString()));
         String mismatch;
         FileChannel ch = null;
@@ -243,13 +248,12 @@ final class IncomingFile {
     /**
      * On a cut stream: keeps what was written of a large file as its part file beside it
      * ({@code .rdflux-NAME.part}, replacing an older one), for a re-run with a sync to resume;
-     * true when kept. A small (gathered) file, one written through, one that failed, and the
-     * tree's only file are not kept. Its size is as far as data was written: a hole at the
+     * true when kept. A small (gathered) file, one written through and one that failed are not
+     * kept; the tree's only file is, beside the destination ({@link StagedTree#rootPart}). Its size is as far as data was written: a hole at the
      * end is sent again.
      */
     boolean keepPart() {
-        if (gathered != null || through || ignored || localFailure != null || path == null || channel == null
-                || entry.path().isEmpty()) {
+        if (gathered != null || through || ignored || localFailure != null || path == null || channel == null) {
             return false;
         }
         Path part = target.resolveSibling(StagedTree.partName(target.getFileName().toString()));
@@ -290,7 +294,7 @@ final class IncomingFile {
             if (!through) {
                 // Written through, a device or FIFO keeps its own mode and times, as with cp.
                 env.files().place(path, target, entry);
-                if (!fresh && !resumed && !entry.path().isEmpty()) {
+                if (!fresh && !resumed) {
                     // A part a cut copy kept of it is stale now (a plain re-run sent it whole).
                     TreeFiles.deleteQuietly(target.resolveSibling(StagedTree.partName(target.getFileName().toString())));
                 }

@@ -61,6 +61,19 @@ public final class StagedTree {
         return staged != null && Files.isDirectory(staged, TreeFiles.NOFOLLOW) ? staged : dest;
     }
 
+    /**
+     * The part a cut copy kept of the file {@code dest} ({@code .rdflux-NAME.part} beside it, a
+     * regular file, no link followed) when {@code dest} itself does not exist; else null. A
+     * sync's listing of {@code dest} then offers it, so that a single-file copy resumes too.
+     */
+    public static Path rootPart(Path dest) {
+        if (Files.exists(dest)) {
+            return null;
+        }
+        Path part = of(dest);
+        return part != null && Files.isRegularFile(part, TreeFiles.NOFOLLOW) ? part : null;
+    }
+
     /** The attributes of {@code p}, no link followed, or null when there is nothing there. */
     static BasicFileAttributes at(Path p) throws IOException {
         return TreeFiles.attributes(null, p);

@@ -16,6 +16,7 @@ import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import org.reactivestreams.Publisher;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
@@ -107,12 +108,14 @@ public final class TreeListing {
 
     /** {@link #scan(Path, boolean)} on {@code scheduler}. */
     public static Flux<TreeEntry> scan(Path root, boolean checksums, Scheduler scheduler) {
-        return Flux.<TreeEntry, TreeWalker>generate(() -> new TreeWalker(root, false), (walker, sink) -> {
+        return Flux.defer(() -> Files.exists(root) ? walk(() -> new TreeWalker(root, false), root, checksums)
+                : Flux.<TreeEntry>empty()).subscribeOn(scheduler);
+    }
+
+    /** The entries of {@code start}'s walk, read as {@link #scan} reads them, on the caller's thread. */
+    private static Flux<TreeEntry> walk(Callable<TreeWalker> start, Path root, boolean checksums) {
+        return Flux.<TreeEntry, TreeWalker>generate(start, (walker, sink) -> {
             try {
-                if (!Files.exists(root)) {
-                    sink.complete();
-                    return walker;
-                }
                 for (;;) {
                     TreeWalker.Item item = walker.peek();
                     if (item == null) {
@@ -133,14 +136,21 @@ public final class TreeListing {
                 sink.error(IoErrors.source("tree " + root, e));
                 return walker;
             }
-        }, TreeWalker::close).subscribeOn(scheduler);
+        }, TreeWalker::close);
     }
 
     /** The listing of the tree at {@code root}, read here (see {@link #scan(Path, boolean)}), packed as it is walked. */
     public static Mono<TreeListing> local(Path root, boolean checksums) {
         return Mono.defer(() -> {
             ListingStore store = new ListingStore(ListingStore.MAX_BYTES);
-            return scan(StagedTree.listed(root), checksums).doOnNext(store::add).then(Mono.fromCallable(() -> {
+            Path listed = StagedTree.listed(root);
+            Path part = StagedTree.rootPart(listed);
+            // As the listing sent to another host: a single file's part, alone in a container.
+            Flux<TreeEntry> entries = part != null
+                    ? walk(() -> new TreeWalker(List.of(part), false), root, checksums)
+                            .subscribeOn(Schedulers.boundedElastic())
+                    : scan(listed, checksums);
+            return entries.doOnNext(store::add).then(Mono.fromCallable(() -> {
                 store.seal();   // a walk lists no path twice
                 return new TreeListing(store, List.of());
             }));
@@ -232,6 +242,22 @@ public final class TreeListing {
             hasParts = h;
         }
         return h;
+    }
+
+    /**
+     * The path of the part a cut copy kept of a single file, when this is the listing made for
+     * it ({@link StagedTree#rootPart}: a root directory holding that part alone); else null.
+     */
+    String rootPart() {
+        if (store.count != 2) {
+            return null;
+        }
+        Iterator<TreeEntry> it = store.iterator();
+        TreeEntry root = it.next();
+        TreeEntry part = it.next();
+        String n = part.name();
+        return root.kind() == TreeEntry.Kind.DIRECTORY && part.kind() == TreeEntry.Kind.FILE
+                && part.path().equals(n) && n.startsWith(".rdflux-") && n.endsWith(".part") ? n : null;
     }
 
     /** The number of entries. */

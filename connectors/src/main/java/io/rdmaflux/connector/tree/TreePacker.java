@@ -128,6 +128,10 @@ final class TreePacker implements Runnable {
             headerWritten = true;
             if (container != null) {
                 walker = new TreeWalker(container, options.followSymlinks());
+            } else if (listing && !Files.exists(root) && StagedTree.rootPart(root) != null) {
+                // A missing file whose part a cut copy kept: listed as a container of that part
+                // alone, which the source finds (TreeListing.rootPart) to resume the file after it.
+                walker = new TreeWalker(List.of(StagedTree.rootPart(root)), false);
             } else if (listing && (!Files.exists(root) || isSpecial(root))) {
                 // The listing of a missing destination is empty; so is that of a device or FIFO,
                 // which the copy writes through (there is nothing in it to compare or keep).
@@ -227,16 +231,19 @@ final class TreePacker implements Runnable {
      * A file the destination's listing holds a part of ({@code .rdflux-NAME.part} beside it,
      * kept by a cut copy, {@link StagedTree}): resumed after that part, whose SHA-256 it sends for
      * the receiver to check. Null when the stream does not resume files, the file is small (its
-     * receiver gathers it in memory) or the part is empty or longer than the file.
+     * receiver gathers it in memory) or the part is empty or longer than the file. The root
+     * file's part is the one file of a listing made for it ({@link StagedTree#rootPart}).
      */
     private TreeFormat.Resume resumable(Item item, SourceFile opened) {
         TreeEntry e = item.entry;
-        if (version < TreeFormat.VERSION_RESUME || e.path().isEmpty() || opened.size <= TreeWriter.QUEUED_MAX) {
+        if (version < TreeFormat.VERSION_RESUME || opened.size <= TreeWriter.QUEUED_MAX) {
             return null;
         }
         String parent = TreeFormat.parent(e.path());
-        String part = (parent.isEmpty() ? "" : parent + "/") + StagedTree.partName(e.name());
-        TreeEntry there = options.baseline().get(part).orElse(null);
+        // The tree's root file: its part is named for the destination's name, not known here.
+        String part = e.path().isEmpty() ? options.baseline().rootPart()
+                : (parent.isEmpty() ? "" : parent + "/") + StagedTree.partName(e.name());
+        TreeEntry there = part == null ? null : options.baseline().get(part).orElse(null);
         if (there == null || there.kind() != TreeEntry.Kind.FILE || there.size() <= 0 || there.size() > opened.size) {
             return null;
         }

@@ -265,9 +265,9 @@ final class TreeParser {
         // What the fields may say is the stream's rules'.
         TreeEntry entry = TreeRules.entry(id, kindCode, flags, mode, mtime, size, path, link, sum);
         if (resume != null && (entry.kind() != TreeEntry.Kind.FILE || (flags & TreeFormat.F_DATA) == 0
-                || path.isEmpty() || resume.offset() < 0 || resume.offset() > size)) {
+                || resume.offset() < 0 || resume.offset() > size)) {
             throw malformed("entry '" + path + "' resumes at byte " + resume.offset()
-                    + ", which only a file of the tree with contents of at least that size may");
+                    + ", which only a file with contents of at least that size may");
         }
         handler.entry(id, entry, flags);
         if (resume != null) {

@@ -131,6 +131,79 @@ class ResumeTest {
         assertThat(dst.resolve("sub/.rdflux-big.part")).as("stale once the file arrived whole").doesNotExist();
     }
 
+    @Test
+    void aCutSingleFileKeepsItsPrefixBesideTheDestinationAndASyncSendsOnlyTheRest() throws IOException {
+        Path src = tree().resolve("sub/big");   // the tree's root is the file itself
+        Path dst = dir.resolve("copy.iso");     // another name there, as rdcp big h2:copy.iso
+        String said = cut(src, src, dst);
+
+        assertThat(said).contains("what arrived of 1 large file is kept (.rdflux-NAME.part)");
+        Path part = dir.resolve(".rdflux-copy.iso.part");
+        assertThat(dst).as("never under its name").doesNotExist();
+        long kept = Files.size(part);
+        assertThat(kept).isBetween(1L, BIG - 1L);
+        byte[] whole = Files.readAllBytes(src);
+        assertThat(Files.readAllBytes(part)).isEqualTo(Arrays.copyOf(whole, (int) kept));
+
+        // The listing as the other host sends it, and as it is read here: both offer the part.
+        byte[] sent = sentListingSyncStream(src, dst);
+        byte[] stream = syncStream(src, dst);
+        for (byte[] s : new byte[][] {sent, stream}) {
+            assertThat((long) s.length).as("about the rest of the file, not all of it")
+                    .isLessThan(BIG - kept + (1 << 20));
+        }
+        TreeReport r = TreeSink.of(dst).writeTree(Trees.chunks(sent, 1 << 16)).block(T);
+
+        assertThat(r.complete()).as(r.failureLines().toString()).isTrue();
+        assertThat(Files.readAllBytes(dst)).isEqualTo(whole);
+        assertThat(Files.getLastModifiedTime(dst)).isEqualTo(Files.getLastModifiedTime(src));
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dst))).isEqualTo("rw-r-----");
+        assertThat(part).as("renamed to the file's name").doesNotExist();
+        assertThat(Trees.temporaries(dir)).isEmpty();
+    }
+
+    @Test
+    void anAlteredPartOfASingleFileIsNotTrustedAndTheNextRunSendsItWhole() throws IOException {
+        Path src = tree().resolve("sub/big");
+        Path dst = dir.resolve("copy.iso");
+        cut(src, src, dst);
+        Path part = dir.resolve(".rdflux-copy.iso.part");
+        try (RandomAccessFile f = new RandomAccessFile(part.toFile(), "rw")) {
+            f.seek(Files.size(part) / 2);
+            int b = f.read();
+            f.seek(Files.size(part) / 2);
+            f.write(b ^ 0x5a);   // same size, other bytes
+        }
+
+        TreeReport r = TreeSink.of(dst).writeTree(Trees.chunks(sentListingSyncStream(src, dst), 1 << 16)).block(T);
+
+        assertThat(r.complete()).isFalse();
+        assertThat(String.join("\n", r.failureLines())).contains("not resumed: the part of it kept here")
+                .contains("its checksum differs");
+        assertThat(part).as("removed, not trusted").doesNotExist();
+        assertThat(dst).doesNotExist();
+
+        byte[] again = sentListingSyncStream(src, dst);
+        assertThat((long) again.length).as("sent whole").isGreaterThan(BIG / 2);
+        assertThat(TreeSink.of(dst).writeTree(Trees.chunks(again, 1 << 16)).block(T).complete()).isTrue();
+        assertThat(Files.readAllBytes(dst)).isEqualTo(Files.readAllBytes(src));
+    }
+
+    @Test
+    void aPlainRerunOfASingleFileRemovesItsStalePart() throws IOException {
+        Path src = tree().resolve("sub/big");
+        Path dst = dir.resolve("copy.iso");
+        cut(src, src, dst);
+        Path part = dir.resolve(".rdflux-copy.iso.part");
+        assertThat(part).exists();
+
+        TreeReport r = TreeSink.of(dst).writeTree(TreeSource.of(src, TreeSourceOptions.defaults()).open()).block(T);
+
+        assertThat(r.complete()).isTrue();
+        assertThat(Files.readAllBytes(dst)).isEqualTo(Files.readAllBytes(src));
+        assertThat(part).as("stale once the file arrived whole").doesNotExist();
+    }
+
     /** A tree with a large file (a hole in it, mode 0640, old mtime, a second hard-linked name) among small ones. */
     private Path tree() throws IOException {
         Path src = Files.createDirectories(dir.resolve("src/sub"));
@@ -153,8 +226,13 @@ class ResumeTest {
 
     /** The stream of {@code src} cut at a quarter of sub/big's contents, as a lost connection cuts it; what the sink said. */
     private static String cutInsideBig(Path src, Path dst) throws IOException {
+        return cut(src, src.resolve("sub/big"), dst);
+    }
+
+    /** The stream of the tree {@code src} cut at a quarter of {@code big}'s contents; what the sink said. */
+    private static String cut(Path src, Path big, Path dst) throws IOException {
         byte[] stream = TestSupport.collect(TreeSource.of(src, TreeSourceOptions.defaults()).open());
-        byte[] content = Files.readAllBytes(src.resolve("sub/big"));
+        byte[] content = Files.readAllBytes(big);
         byte[] probe = Arrays.copyOfRange(content, BIG / 4, BIG / 4 + 64);
         int cut = -1;
         for (int i = 0; i + probe.length <= stream.length && cut < 0; i++) {
@@ -167,6 +245,13 @@ class ResumeTest {
         writer.open();
         writer.write(ByteBuffer.wrap(stream, 0, cut));
         return writer.abort();
+    }
+
+    /** {@link #syncStream}, the listing of {@code dst} sent as a stream and read back, as from another host. */
+    private static byte[] sentListingSyncStream(Path src, Path dst) {
+        TreeListing there = TreeListing.read(TreeListing.source(dst, false).open()).block(T);
+        return TestSupport.collect(TreeSource.of(src, TreeSourceOptions.defaults()
+                .withBaseline(there, TreeSourceOptions.Compare.SIZE_AND_MTIME)).open());
     }
 
     /** The stream a sync of {@code src} against the listing of {@code dst} sends. */
