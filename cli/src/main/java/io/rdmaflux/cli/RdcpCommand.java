@@ -143,7 +143,8 @@ final class RdcpCommand implements Callable<Integer> {
             Console.info("copied " + (arrived.files() < 0 ? meter.summary()
                     : meter.summary(arrived.files() - kept, Math.max(0, arrived.fileBytes()), kept))
                     + (delete ? "; " + names.deleted() + " deleted" : ""));
-            Console.info(SentLine.of(meter.bytes(), arrived.fileBytes()));   // what a sync or resume saved
+            // What crossed the wire (the meter counts holes as done): what a sync or resume saved.
+            Console.info(SentLine.of(transfer.sent(), arrived.fileBytes()));
             Console.stderr().println(meter.bandwidth());
         }
         return code;
@@ -493,6 +494,11 @@ final class RdcpCommand implements Callable<Integer> {
         /** What the receiving end has in place: its files, their bytes, those a sync kept. */
         AgentMessage.Progress arrived() {
             return receiver == null ? new AgentMessage.Progress(0) : receiver.progress();
+        }
+
+        /** The tree stream's bytes the sending end sent: a hole's zeros, which never travel, not counted. */
+        long sent() {
+            return sender == null ? 0 : Math.max(0, sender.progress().bytes());
         }
 
         /** Puts the ends' progress into the meter: bytes sent, files in place, the source's totals. */

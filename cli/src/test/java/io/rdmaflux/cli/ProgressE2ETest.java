@@ -146,7 +146,11 @@ class ProgressE2ETest {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile(" in ([0-9.]+) s").matcher(lines.get(copied));
         assertThat(m.find()).isTrue();
         double seconds = Double.parseDouble(m.group(1)) + 0.01;
-        String bandwidth = lines.get(copied + 1);
+        // The next line says what crossed the wire: the data, not the holes (1 MiB and the small file).
+        assertThat(lines.get(copied + 1)).as("the sent line").startsWith("rdcp: sent ");
+        long sent = Long.parseLong(lines.get(copied + 1).replaceAll("^rdcp: sent ([0-9]+) bytes.*", "$1"));
+        assertThat(sent).as(lines.get(copied + 1)).isLessThan(4L << 20);
+        String bandwidth = lines.get(copied + 2);
         assertThat(bandwidth).startsWith("Bandwidth ");
         double gbs = Double.parseDouble(bandwidth.replaceAll("[^0-9.]", ""));
         assertThat(gbs).as("%s against %d bytes in %s", bandwidth, logical, m.group(1))
