@@ -137,10 +137,18 @@ class RdcpResumeE2ETest {
         assertThat(kept).isBetween(1L, BIG - 1);
         assertThat(dest).as("never under its name").doesNotExist();
 
-        Tool again = rdcp("-v", "--sync", src.toString(), dstArg);
+        Tool again = rdcp("-v", "--progress", "--sync", src.toString(), dstArg);
         assertThat(again.exitCode(LIMIT)).as(again.err()).isZero();
 
         assertThat(Files2.sha256(dest)).isEqualTo(Files2.sha256(src));
+        // The kept prefix counts as done: the progress ends at the file's length, not below it.
+        String last = "";
+        for (String line : again.err().split("[\r\n]")) {
+            if (line.contains(" / ") && line.contains("%")) {
+                last = line;
+            }
+        }
+        assertThat(last).as("the last progress line; stderr: %s", again.err()).contains(" 100%");
         assertThat(part).doesNotExist();
         Matcher m = SENT.matcher(again.err());
         assertThat(m.find()).as(again.err()).isTrue();

@@ -41,7 +41,8 @@ public interface PipelineListener {
 
     /**
      * The source passed {@code bytes} that travel as a hole rather than as data (a sparse
-     * file's zeros in a tree): done, though few bytes went on the wire. A display that counts a
+     * file's zeros in a tree), or that a resumed file's destination kept from a cut copy: done,
+     * though few or no bytes went on the wire. A display that counts a
      * file's length adds them to {@link #onSourceBytes}'s.
      */
     default void onSourceHole(long bytes) {

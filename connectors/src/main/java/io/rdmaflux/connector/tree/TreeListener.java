@@ -27,9 +27,10 @@ public interface TreeListener {
     }
 
     /**
-     * A source passed {@code bytes} of a file's zeros that travel as a hole (a few bytes in the
-     * stream, {@link TreeSourceOptions#sparse()}): done, for a display that counts a file's
-     * length rather than the bytes on the wire.
+     * A source passed {@code bytes} of a file that do not cross the wire: zeros that travel as a
+     * hole (a few bytes in the stream, {@link TreeSourceOptions#sparse()}), or the prefix of a
+     * resumed file that the destination kept. Done, for a display that counts a file's length
+     * rather than the bytes on the wire.
      */
     default void onHole(long bytes) {
     }

@@ -248,7 +248,13 @@ final class TreePacker implements Runnable {
             return null;
         }
         byte[] sha = opened.prefix(there.size());
-        return sha == null ? null : new TreeFormat.Resume(there.size(), sha);
+        if (sha == null) {
+            return null;
+        }
+        // The kept prefix is done without crossing the wire, as a hole is: a progress display
+        // that counts the file's length reaches 100 %.
+        options.listener().onHole(there.size());
+        return new TreeFormat.Resume(there.size(), sha);
     }
 
     /** Whether the baseline (the destination's listing) already has this file as it is here. */
