@@ -156,11 +156,8 @@ final class Console {
      */
     public static void outLine(String text) {
         synchronized (LINE) {
-            if (progressWidth > 0) {
-                err.print("\r" + " ".repeat(progressWidth) + "\r");
-                err.flush();
-                progressWidth = 0;
-            }
+            clearProgressLine();
+            err.flush();
             PrintStream o = stdout();
             o.println(text);
             o.flush();
@@ -170,12 +167,17 @@ final class Console {
     /** Text on stderr, ending with a newline, after clearing the progress line if one is drawn. */
     private static void print(String text) {
         synchronized (LINE) {
-            if (progressWidth > 0) {
-                err.print("\r" + " ".repeat(progressWidth) + "\r");
-                progressWidth = 0;
-            }
+            clearProgressLine();
             err.print(text);
             err.flush();
+        }
+    }
+
+    /** Blanks the progress line drawn on stderr, if one is, and puts the cursor at its start. Holds LINE. */
+    private static void clearProgressLine() {
+        if (progressWidth > 0) {
+            err.print("\r" + " ".repeat(progressWidth) + "\r");
+            progressWidth = 0;
         }
     }
 
