@@ -3,9 +3,6 @@ package io.rdmaflux.cli;
 import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -89,7 +86,7 @@ final class PipeCommand implements Callable<Integer> {
         }
         PipePlan plan = PipePlan.of(parsed);
         Codecs.chain(zstd.level, encrypt, ChannelOptions.defaults().frameSize());   // the level, as rdsend checks it
-        if (plan.readsStdin() && stdinIsTerminal()) {
+        if (plan.readsStdin() && Terminal.isStdin()) {
             // As a remote command started from a terminal: a chain that starts with a command
             // that reads nothing ('zfs send') must not wait for someone to type.
             plan = plan.withoutStdin();
@@ -117,16 +114,5 @@ final class PipeCommand implements Callable<Integer> {
             Console.stderr().println(meter.bandwidth());
         }
         return code;
-    }
-
-    /** Whether stdin is a terminal (Linux: fd 0 is a tty or pty device). */
-    private static boolean stdinIsTerminal() {
-        try {
-            Path target = Files.readSymbolicLink(Path.of("/proc/self/fd/0"));
-            String t = target.toString();
-            return t.startsWith("/dev/pts/") || t.startsWith("/dev/tty");
-        } catch (IOException | UnsupportedOperationException e) {
-            return false;
-        }
     }
 }

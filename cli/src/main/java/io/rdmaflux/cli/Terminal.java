@@ -13,6 +13,11 @@ final class Terminal {
     private Terminal() {
     }
 
+    /** Whether standard input (descriptor 0) is a terminal. */
+    static boolean isStdin() {
+        return is(0);
+    }
+
     /** Whether standard output (descriptor 1) is a terminal. */
     static boolean isStdout() {
         return is(1);
