@@ -92,6 +92,10 @@ class TreeSinkInterruptedTest {
 
         // Killed here: the old file is whole under its name, the new one partial under a temporary name.
         assertThat(dst.resolve("sub/big")).hasBinaryContent(old);
+        // The writer threads still place the small files queued before the cut, each through a
+        // temporary name of its own: walking the tree while one is renamed would race it.
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() ->
+                Files.exists(dst.resolve("a-small")) && Files.exists(dst.resolve("sub/a-small")));
         assertThat(Trees.temporaries(dst)).isNotEmpty();
 
         writer.abort();
