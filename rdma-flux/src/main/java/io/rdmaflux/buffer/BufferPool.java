@@ -14,6 +14,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>{@link #outstanding()} counts leases not yet released; tests use it to prove that nothing
  * leaks on complete, error and cancel.
+ *
+ * <p>{@link #close()} lets go of the memory: the free buffers at once, each leased one as it is
+ * released. The pool then holds no reference to any buffer, so the JVM can reclaim them
+ * whatever else (a lingering connection, say) still refers to the pool.
  */
 public final class BufferPool {
 
@@ -23,6 +27,7 @@ public final class BufferPool {
     private final ConcurrentLinkedQueue<ByteBuffer> free = new ConcurrentLinkedQueue<>();
     private final AtomicInteger allocated = new AtomicInteger();
     private final AtomicInteger outstanding = new AtomicInteger();
+    private volatile boolean closed;
 
     public BufferPool(String name, int bufferSize, int capacity) {
         if (bufferSize <= 0 || capacity <= 0) {
@@ -36,9 +41,12 @@ public final class BufferPool {
     /**
      * Leases a cleared buffer (position 0, limit {@code bufferSize}).
      *
-     * @throws IllegalStateException when all {@code capacity} buffers are leased
+     * @throws IllegalStateException when all {@code capacity} buffers are leased, or the pool is closed
      */
     public Chunk acquire() {
+        if (closed) {
+            throw new IllegalStateException("buffer pool '" + name + "' is closed");
+        }
         ByteBuffer buffer = free.poll();
         if (buffer == null) {
             if (allocated.incrementAndGet() > capacity) {
@@ -54,7 +62,31 @@ public final class BufferPool {
         return Chunk.of(leased, () -> {
             outstanding.decrementAndGet();
             free.offer(leased);
+            if (closed) {
+                // Closed meanwhile: close() may have drained the queue before this offer.
+                drain();
+            }
         });
+    }
+
+    /**
+     * Lets go of every buffer: the free ones now, leased ones as they are released; acquiring
+     * fails from now on. Idempotent, from any thread.
+     */
+    public void close() {
+        closed = true;
+        drain();
+    }
+
+    private void drain() {
+        while (free.poll() != null) {
+            allocated.decrementAndGet();
+        }
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
     }
 
     /** Size of each buffer in bytes. */
@@ -72,7 +104,7 @@ public final class BufferPool {
         return outstanding.get();
     }
 
-    /** Bytes of direct memory allocated so far (never more than capacity * bufferSize). */
+    /** Bytes of direct memory this pool holds (never more than capacity * bufferSize; after close, only the leased). */
     public long allocatedBytes() {
         return (long) allocated.get() * bufferSize;
     }

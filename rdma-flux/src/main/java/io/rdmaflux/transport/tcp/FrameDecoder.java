@@ -62,6 +62,16 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * The engine is done with the connection: whatever arrives from now on is read and dropped,
+     * and the frame being read gives its slot back, so that a closing connection holds no slot.
+     */
+    void discard() {
+        failed = true;
+        handedOut = null;
+        dropPartialFrame();
+    }
+
     /** From now on DATA frames take receive slots, and METADATA-sized control frames are read. */
     void acceptData() {
         dataAccepted = true;

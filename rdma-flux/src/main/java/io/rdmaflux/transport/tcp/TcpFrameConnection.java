@@ -128,10 +128,21 @@ final class TcpFrameConnection implements FrameConnection {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        // The stream is over: its receive memory goes now, not when the channel closes. The
+        // linger below keeps the decoder and this connection reachable for seconds, and a
+        // receiver taking many streams would otherwise hold every ring it ever had meanwhile.
+        ring.close();
         // Closing a socket that still has unread input makes the kernel send RST and drop
         // what is queued for sending, such as our ERROR or END_ACK. So: flush, send FIN,
         // keep reading (the decoder discards) until the peer closes too, or a deadline.
-        inOrder(() -> channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
+        inOrder(() -> {
+            decoder.discard();
+            lingerAndClose();
+        });
+    }
+
+    private void lingerAndClose() {
+        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
             if (channel instanceof DuplexChannel duplex && f.isSuccess()) {
                 duplex.shutdownOutput();
                 channel.eventLoop().schedule(() -> {
@@ -140,7 +151,7 @@ final class TcpFrameConnection implements FrameConnection {
             } else {
                 channel.close();
             }
-        }));
+        });
     }
 
     @Override
@@ -151,5 +162,10 @@ final class TcpFrameConnection implements FrameConnection {
     /** Slots of the receive ring currently leased; for leak checks in tests. */
     int slotsInUse() {
         return ring.outstanding();
+    }
+
+    /** Bytes of direct memory the receive ring holds; for memory checks in tests. */
+    long ringBytes() {
+        return ring.allocatedBytes();
     }
 }

@@ -75,6 +75,21 @@ class TcpRingTest {
         awaitRingsEmpty("the receiver cancelled");
     }
 
+    /**
+     * An ended stream's ring lets go of its memory, on both sides: the pool keeps no buffer for
+     * a connection that will carry nothing more (its socket may linger for seconds, keeping the
+     * pool reachable, and a receiver of many streams would hold all their rings meanwhile).
+     */
+    @Test
+    void anEndedStreamHoldsNoRingMemory() {
+        byte[] data = TestData.bytes(2, 3 * FRAME);
+        run(in -> in.receive().then(), s -> Flux.fromIterable(TestData.pieces(data, 3, FRAME)).map(Chunk::wrap))
+                .block(WAIT);
+        assertThat(transport.connections).as("connections made").hasSize(2);
+        awaitZero(() -> (int) transport.connections.stream().mapToLong(TcpFrameConnection::ringBytes).sum(),
+                "bytes of receive ring memory held after the stream ended");
+    }
+
     /** Runs one stream over loopback; the receiver's outcome. */
     private Mono<Void> run(Function<InboundStream, Publisher<Void>> handler,
                            Function<io.rdmaflux.channel.Session, Publisher<Chunk>> body) {
