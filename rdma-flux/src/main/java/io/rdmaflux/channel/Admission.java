@@ -14,21 +14,33 @@ import java.util.concurrent.atomic.AtomicReference;
  * longest, which is refused (BUSY): idle strangers cannot keep a sender out by holding the
  * places, only a flood that fills every place faster than a sender can authenticate (a round
  * trip) can. A one-stream receiver gives its stream to the first sender that authenticates and
- * refuses every later one.
+ * refuses every later one. An authenticated stream also needs its receive ring from the
+ * receiver's {@link MemoryBudget}; without room it is refused (BUSY) before its ring is used.
  */
 final class Admission {
 
     private final int maxUnauthenticated;
     private final boolean oneStream;
+    private final MemoryBudget memory;
+    /** Sessions holding a reservation of {@link #memory}; each gives it back once. */
+    private final java.util.Set<ReceiverSession> holding = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final AtomicInteger unauthenticated = new AtomicInteger();
     private final AtomicReference<ReceiverSession> stream = new AtomicReference<>();
     /** Sessions in their handshake, the longest waiting first. */
     private final Queue<ReceiverSession> waiting = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
+    private static final String ONE_STREAM_TAKEN = "receiver busy: it already serves a stream";
+
+    /** An admission without a memory budget (tests of the handshake). */
     Admission(int maxUnauthenticated, boolean oneStream) {
+        this(maxUnauthenticated, oneStream, MemoryBudget.unlimited());
+    }
+
+    Admission(int maxUnauthenticated, boolean oneStream, MemoryBudget memory) {
         this.maxUnauthenticated = maxUnauthenticated;
         this.oneStream = oneStream;
+        this.memory = memory;
     }
 
     /**
@@ -69,17 +81,36 @@ final class Admission {
     }
 
     /**
-     * Whether an authenticated session may have its stream: a one-stream receiver's first
-     * only, and none once it is closed.
+     * Null when an authenticated session may have its stream: a one-stream receiver's first
+     * only, none once it is closed, and only with room in the memory budget, which it then
+     * holds until {@link #streamEnded}; otherwise why it is refused.
      */
-    boolean claim(ReceiverSession session) {
+    String claim(ReceiverSession session) {
+        if (oneStream && (closed || stream.get() != null)) {
+            return ONE_STREAM_TAKEN;
+        }
+        if (!memory.tryReserve()) {
+            return memory.refusal();
+        }
+        holding.add(session);
         if (!oneStream) {
-            return true;
+            return null;
         }
         // One step with close(): a claim that read "open" must not succeed after close() has
         // looked for a stream to cancel, found none, and left it running unobserved.
         synchronized (this) {
-            return !closed && stream.compareAndSet(null, session);
+            if (!closed && stream.compareAndSet(null, session)) {
+                return null;
+            }
+        }
+        streamEnded(session);
+        return ONE_STREAM_TAKEN;
+    }
+
+    /** A session's stream ended (or never began): its memory reservation, if any, goes back. */
+    void streamEnded(ReceiverSession session) {
+        if (holding.remove(session)) {
+            memory.release();
         }
     }
 

@@ -61,14 +61,17 @@ public final class FluxReceiver {
     private final ChannelOptions options;
     private final Function<? super InboundStream, ? extends Publisher<Void>> handler;
     private final int maxUnauthenticated;
+    /** Bytes; 0 for the default, {@link MemoryBudget#defaultLimit}. */
+    private final long memoryBudget;
 
     /** Default of {@link #maxUnauthenticated(int)}. */
     public static final int DEFAULT_MAX_UNAUTHENTICATED = 32;
 
     private FluxReceiver(String host, int port, byte[] key, TransportKind kind, Transport transport,
                          ChannelOptions options, Function<? super InboundStream, ? extends Publisher<Void>> handler,
-                         int maxUnauthenticated) {
+                         int maxUnauthenticated, long memoryBudget) {
         this.maxUnauthenticated = maxUnauthenticated;
+        this.memoryBudget = memoryBudget;
         this.host = host;
         this.port = port;
         this.key = key;
@@ -81,23 +84,25 @@ public final class FluxReceiver {
     /** A receiver on all interfaces, port 7691, AUTO transport, default options. */
     public static FluxReceiver create() {
         return new FluxReceiver("0.0.0.0", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults(), null,
-                DEFAULT_MAX_UNAUTHENTICATED);
+                DEFAULT_MAX_UNAUTHENTICATED, 0);
     }
 
     /** The local address to bind (default: all interfaces). */
     public FluxReceiver host(String host) {
-        return new FluxReceiver(Check.notBlank(host, "host"), port, key, kind, transport, options, handler, maxUnauthenticated);
+        return new FluxReceiver(Check.notBlank(host, "host"), port, key, kind, transport, options, handler,
+                maxUnauthenticated, memoryBudget);
     }
 
     /** The port to bind, 0 to 65535; 0 picks a free one (see {@link ReceiverServer#address()}). */
     public FluxReceiver port(int port) {
         return new FluxReceiver(host, Check.between(port, 0, 65535, "port"), key, kind, transport, options, handler,
-                maxUnauthenticated);
+                maxUnauthenticated, memoryBudget);
     }
 
     /** The shared key (not empty); both sides must use the same bytes. The array is copied. */
     public FluxReceiver key(byte[] key) {
-        return new FluxReceiver(host, port, Check.key(key), kind, transport, options, handler, maxUnauthenticated);
+        return new FluxReceiver(host, port, Check.key(key), kind, transport, options, handler, maxUnauthenticated,
+                memoryBudget);
     }
 
     /** The shared key as text (UTF-8), as rdma-pipe's tools take it. */
@@ -108,25 +113,25 @@ public final class FluxReceiver {
     /** Which transports to listen on: AUTO (RDMA when usable, and TCP), RDMA or TCP. */
     public FluxReceiver transport(TransportKind kind) {
         return new FluxReceiver(host, port, key, Check.notNull(kind, "transport"), null, options, handler,
-                maxUnauthenticated);
+                maxUnauthenticated, memoryBudget);
     }
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxReceiver transport(Transport transport) {
         return new FluxReceiver(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options,
-                handler, maxUnauthenticated);
+                handler, maxUnauthenticated, memoryBudget);
     }
 
     /** The channel's tunables; both sides should agree on them (see {@link ChannelOptions}). */
     public FluxReceiver options(ChannelOptions options) {
         return new FluxReceiver(host, port, key, kind, transport, Check.notNull(options, "options"), handler,
-                maxUnauthenticated);
+                maxUnauthenticated, memoryBudget);
     }
 
     /** What to do with each stream; the returned publisher completes when the handler is done. */
     public FluxReceiver handle(Function<? super InboundStream, ? extends Publisher<Void>> handler) {
         return new FluxReceiver(host, port, key, kind, transport, options, Check.notNull(handler, "handler"),
-                maxUnauthenticated);
+                maxUnauthenticated, memoryBudget);
     }
 
     /**
@@ -137,12 +142,39 @@ public final class FluxReceiver {
      */
     public FluxReceiver maxUnauthenticated(int max) {
         return new FluxReceiver(host, port, key, kind, transport, options, handler,
-                Check.atLeast(max, 1, "maxUnauthenticated"));
+                Check.atLeast(max, 1, "maxUnauthenticated"), memoryBudget);
+    }
+
+    /**
+     * The direct memory this receiver's streams may hold together, in bytes (default: half the
+     * JVM's limit, {@code -XX:MaxDirectMemorySize}, and at least one stream's ring). Each
+     * authenticated stream reserves its whole receive ring, frame size x receive slots
+     * ({@link ChannelOptions}), for as long as it runs; a stream that does not fit is refused
+     * with {@link ErrorCode#BUSY} before any of its ring is allocated, and its sender's error
+     * says that the receiver's memory budget was full. Binding fails with
+     * {@link IllegalStateException} when the budget is smaller than one stream's ring.
+     */
+    public FluxReceiver memoryBudget(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("memoryBudget must be positive, was " + bytes);
+        }
+        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, bytes);
+    }
+
+    /** The budget for this receiver's options; fails when even one stream cannot fit. */
+    private MemoryBudget memory() {
+        long perStream = (long) options.frameSize() * options.receiveSlots();
+        long limit = memoryBudget > 0 ? memoryBudget : MemoryBudget.defaultLimit(perStream);
+        if (limit < perStream) {
+            throw new IllegalStateException("memoryBudget of " + limit + " bytes is smaller than one stream's receive ring ("
+                    + options.frameSize() + " bytes x " + options.receiveSlots() + " slots)");
+        }
+        return new MemoryBudget(limit, perStream);
     }
 
     /** Binds and serves streams until the returned server is disposed. */
     public Mono<ReceiverServer> bind() {
-        return Mono.defer(() -> bind(new Admission(maxUnauthenticated, false), session -> session.result().subscribe(
+        return Mono.defer(() -> bind(new Admission(maxUnauthenticated, false, memory()), session -> session.result().subscribe(
                 null, e -> {
                     if (session.isAuthenticated()) {
                         log.warn("stream from {} failed: {}", session.peer(), e.getMessage());
@@ -171,7 +203,7 @@ public final class FluxReceiver {
     public Mono<SingleStreamServer> bindOne() {
         return Mono.defer(() -> {
             Sinks.One<Void> outcome = Sinks.one();
-            Admission admission = new Admission(maxUnauthenticated, true);
+            Admission admission = new Admission(maxUnauthenticated, true, memory());
             return bind(admission, session -> session.result().subscribe(
                     ok -> { },
                     e -> {

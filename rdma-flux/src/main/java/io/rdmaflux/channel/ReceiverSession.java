@@ -156,8 +156,9 @@ final class ReceiverSession extends SessionBase {
         }
         verifyPeerAuth(proof);
         endHandshake();
-        if (!admission.claim(this)) {
-            throw new RdmaFluxException(ErrorCode.BUSY, "receiver busy: it already serves a stream");
+        String refusal = admission.claim(this);
+        if (refusal != null) {
+            throw new RdmaFluxException(ErrorCode.BUSY, refusal);
         }
         markAuthenticated();
         // The ring must be ready before the sender learns its credits from our AUTH.
@@ -279,6 +280,8 @@ final class ReceiverSession extends SessionBase {
             } finally {
                 // The outcome is claimed: it must be reported even if the frame could not go.
                 connection.close();
+                // Closing gave the ring back (the handler is done with every slot).
+                admission.streamEnded(this);
                 afterClose(result::tryEmitEmpty);
             }
         }
@@ -303,6 +306,9 @@ final class ReceiverSession extends SessionBase {
     void onFailed(RdmaFluxException error) {
         failure = error;
         endHandshake();
+        // The connection is closed and its ring let go; slots the handler still holds go
+        // as it is cancelled, within moments.
+        admission.streamEnded(this);
         boolean reading = subscribed.get();
         // The inbound stream may be over already (END verified, then the handler failed while
         // writing): then the failure is reported through result() alone, not dropped loudly.
