@@ -147,7 +147,8 @@ public final class FluxReceiver {
 
     /**
      * The direct memory this receiver's streams may hold together, in bytes (default: half the
-     * JVM's limit, {@code -XX:MaxDirectMemorySize}, and at least one stream's ring). Each
+     * JVM's limit, {@code -XX:MaxDirectMemorySize}, and at least one stream's ring; for
+     * {@link #bindOne()}, one stream's ring). Each
      * authenticated stream reserves its whole receive ring, frame size x receive slots
      * ({@link ChannelOptions}), for as long as it runs; a stream that does not fit is refused
      * with {@link ErrorCode#BUSY} before any of its ring is allocated, and its sender's error
@@ -162,9 +163,11 @@ public final class FluxReceiver {
     }
 
     /** The budget for this receiver's options; fails when even one stream cannot fit. */
-    private MemoryBudget memory() {
+    private MemoryBudget memory(boolean oneStream) {
         long perStream = (long) options.frameSize() * options.receiveSlots();
-        long limit = memoryBudget > 0 ? memoryBudget : MemoryBudget.defaultLimit(perStream);
+        // A one-stream receiver needs one ring whatever the default: it skips asking the JVM
+        // for its limit (the management beans cost a tool's start-up some milliseconds).
+        long limit = memoryBudget > 0 ? memoryBudget : oneStream ? perStream : MemoryBudget.defaultLimit(perStream);
         if (limit < perStream) {
             throw new IllegalStateException("memoryBudget of " + limit + " bytes is smaller than one stream's receive ring ("
                     + options.frameSize() + " bytes x " + options.receiveSlots() + " slots)");
@@ -174,7 +177,7 @@ public final class FluxReceiver {
 
     /** Binds and serves streams until the returned server is disposed. */
     public Mono<ReceiverServer> bind() {
-        return Mono.defer(() -> bind(new Admission(maxUnauthenticated, false, memory()), session -> session.result().subscribe(
+        return Mono.defer(() -> bind(new Admission(maxUnauthenticated, false, memory(false)), session -> session.result().subscribe(
                 null, e -> {
                     if (session.isAuthenticated()) {
                         log.warn("stream from {} failed: {}", session.peer(), e.getMessage());
@@ -203,7 +206,7 @@ public final class FluxReceiver {
     public Mono<SingleStreamServer> bindOne() {
         return Mono.defer(() -> {
             Sinks.One<Void> outcome = Sinks.one();
-            Admission admission = new Admission(maxUnauthenticated, true, memory());
+            Admission admission = new Admission(maxUnauthenticated, true, memory(true));
             return bind(admission, session -> session.result().subscribe(
                     ok -> { },
                     e -> {

@@ -31,7 +31,7 @@ public enum ErrorCode {
     TRANSPORT_UNAVAILABLE(12),
     /** A bug or an unclassified failure. */
     INTERNAL(13),
-    /** The receiver already serves a stream and takes no other. */
+    /** The receiver already serves a stream and takes no other, or its memory budget for streams is full. */
     BUSY(14),
     /** The side was interrupted by a signal (Ctrl-C, SIGTERM) and gave up the stream. */
     INTERRUPTED(15);

@@ -45,6 +45,7 @@ class BuildersTest {
     private static final Map<Class<?>, Object> SAMPLES = Map.of(
             String.class, "other-host",
             int.class, 4,
+            long.class, 1L << 30,
             byte[].class, new byte[] {9},
             TransportKind.class, TransportKind.TCP,
             Transport.class, new MemoryTransport(),
