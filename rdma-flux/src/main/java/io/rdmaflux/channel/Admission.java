@@ -93,18 +93,21 @@ final class Admission {
             return memory.refusal();
         }
         holding.add(session);
-        if (!oneStream) {
-            return null;
+        String refusal = oneStream ? takeTheStream(session) : null;
+        // A session failed meanwhile on another thread (a timeout, a cancel) may have called
+        // streamEnded before the add above: then the reservation goes back here (once).
+        if (refusal != null || session.isFinished()) {
+            streamEnded(session);
         }
+        return refusal;
+    }
+
+    private String takeTheStream(ReceiverSession session) {
         // One step with close(): a claim that read "open" must not succeed after close() has
         // looked for a stream to cancel, found none, and left it running unobserved.
         synchronized (this) {
-            if (!closed && stream.compareAndSet(null, session)) {
-                return null;
-            }
+            return !closed && stream.compareAndSet(null, session) ? null : ONE_STREAM_TAKEN;
         }
-        streamEnded(session);
-        return ONE_STREAM_TAKEN;
     }
 
     /** A session's stream ended (or never began): its memory reservation, if any, goes back. */

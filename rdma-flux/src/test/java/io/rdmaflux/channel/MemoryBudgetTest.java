@@ -6,13 +6,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.transport.TransportKind;
+import io.rdmaflux.transport.FrameConnection;
+import io.rdmaflux.transport.TransportServer;
+import io.rdmaflux.transport.memory.MemoryTransport;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.test.util.RaceTestUtils;
 
 /**
  * A receiver's memory budget over real TCP on loopback: streams within it run, a stream beyond
@@ -87,6 +96,32 @@ class MemoryBudgetTest {
         long half = io.rdmaflux.buffer.DirectMemory.limit() / 2;
         assertThat(MemoryBudget.defaultLimit(RING)).isEqualTo(Math.max(half, RING));
         assertThat(MemoryBudget.defaultLimit(half * 2)).isEqualTo(half * 2);
+    }
+
+    /**
+     * A session that fails (a cancel, a timeout) on another thread just as its sender's AUTH
+     * claims its share: whichever comes first, the share goes back. Before, a failure whose
+     * clean-up ran before the claim left the share taken for good.
+     */
+    @Test
+    void aSessionThatFailsAsItClaimsGivesItsShareBack() throws Exception {
+        MemoryTransport t = new MemoryTransport();
+        BlockingQueue<FrameConnection> accepted = new LinkedBlockingQueue<>();
+        TransportServer server = t.listen(new InetSocketAddress(0), MemoryPair.OPTIONS.transportOptions(), accepted::add)
+                .block(WAIT);
+        try {
+            MemoryBudget budget = new MemoryBudget(RING, RING);
+            Admission admission = new Admission(4, false, budget);
+            for (int round = 0; round < 300; round++) {
+                t.connect(server.address(), MemoryPair.OPTIONS.transportOptions()).block(WAIT);
+                ReceiverSession session = new ReceiverSession(accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS),
+                        "k".getBytes(StandardCharsets.UTF_8), MemoryPair.OPTIONS, in -> Mono.empty(), admission);
+                RaceTestUtils.race(() -> admission.claim(session), session::cancel);
+                assertThat(budget.reserved()).as("bytes still reserved after round %d", round).isZero();
+            }
+        } finally {
+            server.dispose();
+        }
     }
 
     /** One small stream, started now; its outcome, cached. */
