@@ -151,9 +151,9 @@ public final class RemoteInstall {
         }
     }
 
-    /** The remote command line that runs the agent (its arguments {@code args}) from the cache, else from PATH. */
-    String agentCommand(String args) {
-        return "sh -c " + ShellWords.quote(RUN) + " rdflux " + version.version() + " agent " + args;
+    /** The remote command line that runs the agent from the cache, else from PATH; its options may follow. */
+    String agentCommand() {
+        return "sh -c " + ShellWords.quote(RUN) + " rdflux " + version.version() + " agent";
     }
 
     /** Whether this installs before an agent starts (not only looks). */

@@ -169,16 +169,13 @@ public final class RemoteShell {
         return Path.of(rsh.get(0)).getFileName().toString().equals("ssh");
     }
 
-    /** The remote command line that starts the agent. */
+    /** The remote command line that starts the agent: from the release cache first when there is one. */
     public String agentCommand() {
-        return tool + " agent";
+        return release != null && tool.equals(DEFAULT_TOOL) ? release.agentCommand() : tool + " agent";
     }
 
     /** The remote command line that starts the agent with a hello carrying {@code nonce} (hex: no quoting needed). */
     String agentCommand(String nonce) {
-        if (release != null && tool.equals(DEFAULT_TOOL)) {
-            return release.agentCommand("--hello " + nonce);
-        }
         return agentCommand() + " --hello " + nonce;
     }
 
