@@ -1,6 +1,9 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.cli.remote.ReleaseVersion;
+import io.rdmaflux.cli.remote.RemoteInstall;
 import io.rdmaflux.cli.remote.RemoteShell;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -25,6 +28,12 @@ final class RemoteOptions {
                 + RemoteShell.START_TIMEOUT_ENV + ". Raise it for hosts that log in or start Java slowly.")
     Duration startTimeout;
 
+    @Option(names = "--install-remote",
+            description = "Copy this host's rdma-flux release over the same ssh to hosts that lack it, into "
+                + RemoteInstall.CACHE + "/VERSION there (checksum verified, renamed into place when whole), and run "
+                + "it from there; later calls find it there without this option. Says on stderr what it did.")
+    boolean installRemote;
+
     /** The remote shell these options and {@code env} describe; remote stderr goes to the console. */
     RemoteShell shell(Map<String, String> env) {
         try {
@@ -38,7 +47,14 @@ final class RemoteOptions {
                 shell = shell.rsh(rsh);
             }
             if (rdfluxPath != null) {
+                if (installRemote) {
+                    throw new UsageException("--install-remote and --rdflux-path exclude each other: "
+                            + "--rdflux-path names the remote tool, --install-remote puts this host's there");
+                }
                 shell = shell.rdfluxPath(rdfluxPath);
+            } else {
+                // The release a remote host has in its cache, for this version, comes before PATH's.
+                shell = shell.release(installRemote ? installer() : RemoteInstall.lookup(ReleaseVersion.local()));
             }
             if (startTimeout != null) {
                 if (startTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
@@ -50,6 +66,19 @@ final class RemoteOptions {
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage() + (rsh == null && env.get(RemoteShell.RSH_ENV) != null
                     && !e.getMessage().startsWith(RemoteShell.START_TIMEOUT_ENV) ? " (in " + RemoteShell.RSH_ENV + ")" : ""));
+        }
+    }
+
+    /** The release this tool runs from, for --install-remote; a usage error when it is not one. */
+    private static RemoteInstall installer() {
+        Path jar = RemoteInstall.ownJar();
+        if (jar == null) {
+            throw new UsageException("--install-remote cannot tell where this rdflux is installed");
+        }
+        try {
+            return RemoteInstall.from(ReleaseVersion.local(), RemoteInstall.releaseRoot(jar));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
         }
     }
 }

@@ -47,4 +47,14 @@ class RemoteOptionsTest {
                 .hasMessageEndingWith("(in RDFLUX_RSH)");
         assertThatThrownBy(() -> parse(Map.of(), "--rdflux-path", " ")).isInstanceOf(UsageException.class);
     }
+
+    @Test
+    void installRemoteTakesNoRdfluxPathAndNeedsARelease() {
+        assertThatThrownBy(() -> parse(Map.of(), "--install-remote", "--rdflux-path", "/opt/rd/bin/rdflux"))
+                .isInstanceOf(UsageException.class).hasMessageContaining("exclude each other");
+        // These tests run from the build's class directories, as a checkout's tools do: no release to copy.
+        assertThatThrownBy(() -> parse(Map.of(), "--install-remote")).isInstanceOf(UsageException.class)
+                .hasMessageStartingWith("--install-remote copies this host's release, but this rdflux runs from a "
+                        + "build checkout").hasMessageContaining("dist/target/rdflux-VERSION-linux-x86_64.tar.gz");
+    }
 }

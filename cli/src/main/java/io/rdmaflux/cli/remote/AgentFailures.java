@@ -96,6 +96,18 @@ final class AgentFailures {
                 + "): install the same version on both hosts";
     }
 
+    /**
+     * The protocol error for an agent whose release cannot serve this one ({@link
+     * ReleaseVersion#worksWith}); null when it can, or when its hello's version is not of the
+     * usual form (then the protocols' own checks decide).
+     */
+    static String otherVersion(AgentMessage.Hello hello, ReleaseVersion local) {
+        return ReleaseVersion.parse(hello.version()).filter(theirs -> !local.worksWith(theirs))
+                .map(theirs -> "rdflux there is " + RemoteText.sanitize(theirs.toString()) + ", this one " + local
+                        + ": run with --install-remote to run this version there, or install the same version on both hosts")
+                .orElse(null);
+    }
+
     /** The protocol error for a message that could not be parsed, {@code reason} as the parser said. */
     static String malformed(String reason) {
         return "the agent sent a malformed message (" + RemoteText.sanitize(reason) + ")";
@@ -145,8 +157,12 @@ final class AgentFailures {
         }
         String tool = shell.tool();
         if (exit == 127) {
+            // The fix that needs nothing on the host: this host's release, copied over the same ssh.
             return new RemoteException(Kind.TOOL_MISSING, host, "'" + tool + "' not found there" + quoted
-                    + "; install rdma-flux on that host, or give its path with --rdflux-path");
+                    + (tool.equals(RemoteShell.DEFAULT_TOOL)
+                            ? "; run with --install-remote to copy this host's rdma-flux there, or install it there"
+                            : "; check the path given with --rdflux-path, or leave it out and run with --install-remote"
+                                    + " to copy this host's rdma-flux there"));
         }
         if (exit == 126) {
             return new RemoteException(Kind.TOOL_MISSING, host, "'" + tool + "' cannot be run there" + quoted

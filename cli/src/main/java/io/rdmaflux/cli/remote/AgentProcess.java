@@ -20,7 +20,8 @@ import reactor.util.Loggers;
  * The local ssh process that runs one {@link RemoteAgent}, in a process group of its own
  * ({@link ProcessGroup}, so that ending it ends what it started too: a ProxyCommand, an -e
  * wrapper's children), and the registry of those still running, which the tool's end waits
- * for ({@link #awaitAll}). This is the only class that uses {@link ProcessGroup}.
+ * for ({@link #awaitAll}). It and {@link RemoteInstall} (its copy of the release)
+ * are the only classes here that use {@link ProcessGroup}.
  */
 final class AgentProcess {
 

@@ -250,6 +250,10 @@ public final class RemoteAgent implements Disposable {
                         protocolError = AgentFailures.otherProtocol(h);
                         break;
                     }
+                    protocolError = AgentFailures.otherVersion(h, ReleaseVersion.local());
+                    if (protocolError != null) {
+                        break;
+                    }
                     greeted();
                     hello.tryEmitValue(h);
                     continue;

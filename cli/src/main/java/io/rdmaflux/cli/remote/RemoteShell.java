@@ -46,14 +46,22 @@ public final class RemoteShell {
     private final Duration connectTimeout;
     private final Duration startTimeout;
     private final BiConsumer<RemoteHost, String> log;
+    /** The per-user cache of releases on the remote hosts, looked in first; null: rdflux on PATH only. */
+    private final RemoteInstall release;
 
     private RemoteShell(List<String> rsh, String tool, Duration connectTimeout, Duration startTimeout,
                         BiConsumer<RemoteHost, String> log) {
+        this(rsh, tool, connectTimeout, startTimeout, log, null);
+    }
+
+    private RemoteShell(List<String> rsh, String tool, Duration connectTimeout, Duration startTimeout,
+                        BiConsumer<RemoteHost, String> log, RemoteInstall release) {
         this.rsh = List.copyOf(rsh);
         this.tool = tool;
         this.connectTimeout = connectTimeout;
         this.startTimeout = startTimeout;
         this.log = log;
+        this.release = release;
     }
 
     /**
@@ -104,7 +112,7 @@ public final class RemoteShell {
         if (words.isEmpty()) {
             throw new IllegalArgumentException("the remote shell command is empty");
         }
-        return new RemoteShell(words, tool, connectTimeout, startTimeout, log);
+        return new RemoteShell(words, tool, connectTimeout, startTimeout, log, release);
     }
 
     /**
@@ -115,7 +123,7 @@ public final class RemoteShell {
         if (Objects.requireNonNull(path, "path").isBlank()) {
             throw new IllegalArgumentException("the remote rdflux path is empty");
         }
-        return new RemoteShell(rsh, path, connectTimeout, startTimeout, log);
+        return new RemoteShell(rsh, path, connectTimeout, startTimeout, log, release);
     }
 
     /** How long ssh may take to connect (its {@code ConnectTimeout}). */
@@ -123,7 +131,7 @@ public final class RemoteShell {
         if (timeout.toSeconds() < 1) {
             throw new IllegalArgumentException("the connect timeout must be at least 1 s");
         }
-        return new RemoteShell(rsh, tool, timeout, startTimeout, log);
+        return new RemoteShell(rsh, tool, timeout, startTimeout, log, release);
     }
 
     /**
@@ -135,7 +143,7 @@ public final class RemoteShell {
         if (timeout.toSeconds() < 1) {
             throw new IllegalArgumentException("the start timeout must be at least 1 s");
         }
-        return new RemoteShell(rsh, tool, connectTimeout, timeout, log);
+        return new RemoteShell(rsh, tool, connectTimeout, timeout, log, release);
     }
 
     /**
@@ -143,7 +151,17 @@ public final class RemoteShell {
      * terminal. Called on reader threads.
      */
     public RemoteShell log(BiConsumer<RemoteHost, String> log) {
-        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, Objects.requireNonNull(log));
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, Objects.requireNonNull(log), release);
+    }
+
+    /**
+     * Runs agents from the per-user cache of {@code release} on the remote hosts when the copy
+     * there is whole, before rdflux on their PATH, and, when it {@link RemoteInstall#from
+     * installs}, puts it there before a host's first agent starts. Not with {@link #rdfluxPath},
+     * which names the tool itself. Null: rdflux on the remote PATH only.
+     */
+    public RemoteShell release(RemoteInstall release) {
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release);
     }
 
     /** Whether the remote shell is OpenSSH's ssh, which gets the options in the class comment. */
@@ -151,9 +169,9 @@ public final class RemoteShell {
         return Path.of(rsh.get(0)).getFileName().toString().equals("ssh");
     }
 
-    /** The remote command line that starts the agent. */
+    /** The remote command line that starts the agent: from the release cache first when there is one. */
     public String agentCommand() {
-        return tool + " agent";
+        return release != null && tool.equals(DEFAULT_TOOL) ? release.agentCommand() : tool + " agent";
     }
 
     /** The remote command line that starts the agent with a hello carrying {@code nonce} (hex: no quoting needed). */
@@ -177,9 +195,13 @@ public final class RemoteShell {
      * Starts {@code rdflux agent} on {@code host}; see {@link RemoteAgent}. Returns at once: how
      * the start went is told by {@link RemoteAgent#hello()}.
      *
-     * @throws RemoteException when the remote shell command itself cannot be run here
+     * @throws RemoteException when the remote shell command itself cannot be run here, or
+     *                         {@code --install-remote} could not install rdflux there
      */
     public RemoteAgent startAgent(RemoteHost host) {
+        if (release != null && tool.equals(DEFAULT_TOOL)) {
+            release.ensure(this, host);   // --install-remote: before the start timeout begins
+        }
         return RemoteAgent.start(this, host);
     }
 

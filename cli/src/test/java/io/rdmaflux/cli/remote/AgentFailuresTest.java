@@ -105,11 +105,11 @@ class AgentFailuresTest {
                     "me@node1: ssh failed; try 'ssh me@node1 true' to see why"),
             // The remote shell's and the tool's failures to start.
             classify("command not found", 127, List.of("bash: rdflux: command not found"), SSH, Kind.TOOL_MISSING,
-                    "me@node1: 'rdflux' not found there (bash: rdflux: command not found); install rdma-flux on that "
-                            + "host, or give its path with --rdflux-path"),
+                    "me@node1: 'rdflux' not found there (bash: rdflux: command not found); run with --install-remote "
+                            + "to copy this host's rdma-flux there, or install it there"),
             classify("own path not found", 127, List.of(), SSH.rdfluxPath("/opt/rd/bin/rdflux"), Kind.TOOL_MISSING,
-                    "me@node1: '/opt/rd/bin/rdflux' not found there; install rdma-flux on that host, or give its path "
-                            + "with --rdflux-path"),
+                    "me@node1: '/opt/rd/bin/rdflux' not found there; check the path given with --rdflux-path, or "
+                            + "leave it out and run with --install-remote to copy this host's rdma-flux there"),
             classify("cannot run", 126, List.of("bash: /opt/rdflux: Permission denied"), SSH, Kind.TOOL_MISSING,
                     "me@node1: 'rdflux' cannot be run there (bash: /opt/rdflux: Permission denied); check the path "
                             + "given with --rdflux-path and its permissions"),
@@ -139,8 +139,8 @@ class AgentFailuresTest {
                     SSH, Kind.TOOL_FAILED, "me@node1: rdflux did not start within 40 s (to node1); check that "
                             + sshBatch + " prints a hello line, or give it longer with --start-timeout"),
             ended("no hello: classified", noHello(127, List.of("sh: 1: rdflux: not found")), SSH, Kind.TOOL_MISSING,
-                    "me@node1: 'rdflux' not found there (sh: 1: rdflux: not found); install rdma-flux on that host, or "
-                            + "give its path with --rdflux-path"),
+                    "me@node1: 'rdflux' not found there (sh: 1: rdflux: not found); run with --install-remote to "
+                            + "copy this host's rdma-flux there, or install it there"),
             ended("lost: ssh 255", afterHello(null, 255, "Connection reset by peer"), SSH, Kind.LOST,
                     "me@node1: the ssh connection was lost"),
             ended("lost: rsh 255", afterHello(null, 255, null), RSH, Kind.LOST,
@@ -167,6 +167,14 @@ class AgentFailuresTest {
                     "9.9\u0007", null, null, "n")), null, false, false, 0, List.of(), null), SSH, Kind.TOOL_FAILED,
                     "me@node1: rdflux there speaks agent protocol " + (AgentMessage.PROTOCOL + 1) + ", this one "
                             + AgentMessage.PROTOCOL + " (9.9?): install the same version on both hosts"),
+            ended("other version", new Ending(AgentFailures.otherVersion(hello("rdma-flux 0.2.0 (protocol 1, Java 21)"),
+                    new ReleaseVersion("0.1.0", 1)), null, false, false, 0, List.of(), null), SSH, Kind.TOOL_FAILED,
+                    "me@node1: rdflux there is 0.2.0 (protocol 1), this one 0.1.0 (protocol 1): run with "
+                            + "--install-remote to run this version there, or install the same version on both hosts"),
+            ended("other channel protocol", new Ending(AgentFailures.otherVersion(hello("rdma-flux 0.1.0 (protocol 2, x)"),
+                    new ReleaseVersion("0.1.0", 1)), null, false, false, 0, List.of(), null), SSH, Kind.TOOL_FAILED,
+                    "me@node1: rdflux there is 0.1.0 (protocol 2), this one 0.1.0 (protocol 1): run with "
+                            + "--install-remote to run this version there, or install the same version on both hosts"),
             ended("malformed", new Ending(AgentFailures.malformed("bad\nvalue \u001b[2J"), null, false, true, 0, List.of(),
                     null), SSH, Kind.TOOL_FAILED, "me@node1: the agent sent a malformed message (bad value ?)"),
             ended("too long", new Ending(AgentFailures.malformed(AgentFailures.tooLong()), null, false, true, 0, List.of(),
@@ -186,6 +194,23 @@ class AgentFailuresTest {
         assertThat(failure.get().kind()).as(row.name()).isEqualTo(row.kind());
         assertThat(failure.get().getMessage()).as(row.name()).isEqualTo(row.message());
         assertThat(failure.get().host()).isEqualTo(H);
+    }
+
+    private static AgentMessage.Hello hello(String version) {
+        return new AgentMessage.Hello(AgentMessage.PROTOCOL, version, null, null, "n");
+    }
+
+    @Test
+    void versionsThatDifferOnlyInWhatDoesNotMatterPass() {
+        ReleaseVersion local = new ReleaseVersion("0.1.0-SNAPSHOT", 1);
+        assertThat(AgentFailures.otherVersion(hello("rdma-flux 0.1.0-SNAPSHOT (protocol 1, Java 17.0.9)"), local)).isNull();
+        assertThat(AgentFailures.otherVersion(hello("rdma-flux 0.1.7 (protocol 1, Java 21)"), local)).isNull();
+        // A version text of another form says nothing the protocols' own checks do not.
+        assertThat(AgentFailures.otherVersion(hello("9.9"), local)).isNull();
+        assertThat(AgentFailures.otherVersion(hello("rdma-flux 1.1.0 (protocol 1, Java 17)"), local))
+                .startsWith("rdflux there is 1.1.0 (protocol 1), this one 0.1.0-SNAPSHOT (protocol 1)");
+        // What the agent says is sanitized before it is shown.
+        assertThat(AgentFailures.otherVersion(hello("rdma-flux 0.9\u001b[2J (protocol 1)"), local)).doesNotContain("\u001b");
     }
 
     @Test

@@ -237,6 +237,18 @@ class RemoteAgentE2ETest {
     }
 
     @Test
+    void anAgentOfAnotherReleaseIsRefusedWithBothVersionsAndTheFix() throws Exception {
+        // The same agent protocol, but a release whose major.minor differs from this one's.
+        RemoteShell other = shell().rdfluxPath("f() { echo \"{\\\"type\\\":\\\"hello\\\",\\\"protocol\\\":1,"
+                + "\\\"version\\\":\\\"rdma-flux 9.9.0 (protocol 1, Java 17)\\\",\\\"nonce\\\":\\\"$3\\\"}\"; }; f");
+        RemoteException e = failure(other.startAgent(RemoteHost.parse("h1")).hello());
+        assertThat(e.kind()).isEqualTo(Kind.TOOL_FAILED);
+        assertThat(ExitCode.of(e)).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(e.getMessage()).isEqualTo("h1: rdflux there is 9.9.0 (protocol 1), this one " + ReleaseVersion.local()
+                + ": run with --install-remote to run this version there, or install the same version on both hosts");
+    }
+
+    @Test
     void anAgentTooOldForTheHelloNonceIsToldApart() throws Exception {
         // What picocli makes an older rdflux say about --hello: a usage error, exit 64.
         RemoteShell old = shell().rdfluxPath("f() { echo \"rdflux: unknown option '$2'\" >&2; exit 64; }; f");

@@ -78,8 +78,8 @@ class RemoteShellTest {
         assertThat(RemoteAgent.classify(H, 255, List.of("kex_exchange_identification: read: Connection reset"), ssh)
                 .getMessage()).contains("ssh failed").contains("ssh me@node1 true");
         assertThat(RemoteAgent.classify(H, 127, List.of("bash: rdflux: command not found"), ssh).getMessage())
-                .isEqualTo("me@node1: 'rdflux' not found there (bash: rdflux: command not found); install rdma-flux "
-                        + "on that host, or give its path with --rdflux-path");
+                .isEqualTo("me@node1: 'rdflux' not found there (bash: rdflux: command not found); run with "
+                        + "--install-remote to copy this host's rdma-flux there, or install it there");
         assertThat(RemoteAgent.classify(H, 126, List.of(), ssh).kind()).isEqualTo(Kind.TOOL_MISSING);
         assertThat(RemoteAgent.classify(H, 69, List.of("rdflux: no Java found; install a JDK 17+"), ssh).getMessage())
                 .contains("failed to start (exit 69)").contains("no Java found");
