@@ -2,6 +2,7 @@ package io.rdmaflux.internal.protocol;
 
 import io.rdmaflux.protocol.ProtocolVersion;
 import java.nio.ByteBuffer;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 
 /**
@@ -11,7 +12,13 @@ import java.security.SecureRandom;
  */
 public final class Authenticator {
 
-    private static final SecureRandom RANDOM = new SecureRandom();
+    /**
+     * A DRBG, seeded once from the system's entropy (a file read) and then computed in memory:
+     * nonces are made on event loops, where reading /dev/urandom for each one (as the default
+     * NativePRNG does) is a blocking call. {@link #prepare()} seeds it off the loop.
+     */
+    private static final SecureRandom RANDOM = drbg();
+    private static volatile boolean seeded;
 
     private final byte[] key;
 
@@ -22,11 +29,38 @@ public final class Authenticator {
         this.key = key.clone();
     }
 
-    /** A fresh random nonce for a HELLO. */
+    /**
+     * Seeds the nonce generator, which reads the system's entropy once: call it on a thread
+     * that may block, before the first handshake on an event loop. Cheap after the first call.
+     */
+    public static void prepare() {
+        if (!seeded) {
+            RANDOM.nextBytes(new byte[1]);
+            seeded = true;
+        }
+    }
+
+    /** Whether {@link #prepare()} has run: nonces no longer touch a file. */
+    public static boolean isPrepared() {
+        return seeded;
+    }
+
+    /** A fresh random nonce for a HELLO; blocks once, to seed, unless {@link #prepare()} ran. */
     public static byte[] newNonce() {
         byte[] n = new byte[ProtocolVersion.NONCE_BYTES];
         RANDOM.nextBytes(n);
+        seeded = true;
         return n;
+    }
+
+    private static SecureRandom drbg() {
+        try {
+            // Made unseeded; the first nextBytes seeds it (prepare(), off the event loop).
+            return SecureRandom.getInstance("DRBG");
+        } catch (NoSuchAlgorithmException e) {
+            // Every Java 9+ runtime has DRBG; keep working (blocking per nonce) if one does not.
+            return new SecureRandom();
+        }
     }
 
     /** The keys of a connection whose HELLO payloads, as they crossed the wire, are these. */
