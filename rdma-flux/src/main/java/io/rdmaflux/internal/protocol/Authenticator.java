@@ -4,6 +4,7 @@ import io.rdmaflux.protocol.ProtocolVersion;
 import java.nio.ByteBuffer;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import javax.crypto.Mac;
 
 /**
  * The shared key of one side, and what the handshake makes of it: fresh nonces for HELLOs and,
@@ -18,7 +19,7 @@ public final class Authenticator {
      * NativePRNG does) is a blocking call. {@link #prepare()} seeds it off the loop.
      */
     private static final SecureRandom RANDOM = drbg();
-    private static volatile boolean seeded;
+    private static volatile boolean prepared;
 
     private final byte[] key;
 
@@ -30,26 +31,33 @@ public final class Authenticator {
     }
 
     /**
-     * Seeds the nonce generator, which reads the system's entropy once: call it on a thread
+     * Seeds the nonce generator, which reads the system's entropy once, and loads the JDK's
+     * HMAC (which reads its crypto policy files once): call it on a thread
      * that may block, before the first handshake on an event loop. Cheap after the first call.
      */
     public static void prepare() {
-        if (!seeded) {
+        if (!prepared) {
             RANDOM.nextBytes(new byte[1]);
-            seeded = true;
+            try {
+                // The JDK reads its crypto policy files when HMAC is first asked for; the
+                // handshake asks on an event loop, so ask here first.
+                Mac.getInstance("HmacSHA256");
+            } catch (NoSuchAlgorithmException e) {
+                // The handshake will say so, with its own message.
+            }
+            prepared = true;
         }
     }
 
-    /** Whether {@link #prepare()} has run: nonces no longer touch a file. */
+    /** Whether {@link #prepare()} has run: nonces and HMAC no longer touch a file. */
     public static boolean isPrepared() {
-        return seeded;
+        return prepared;
     }
 
     /** A fresh random nonce for a HELLO; blocks once, to seed, unless {@link #prepare()} ran. */
     public static byte[] newNonce() {
         byte[] n = new byte[ProtocolVersion.NONCE_BYTES];
         RANDOM.nextBytes(n);
-        seeded = true;
         return n;
     }
 
