@@ -10,6 +10,7 @@ import io.rdmaflux.transport.TransportKind;
 import io.rdmaflux.transport.TransportServer;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -18,6 +19,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
+import reactor.netty.resources.LoopResources;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -63,13 +65,16 @@ public final class FluxReceiver {
     private final int maxUnauthenticated;
     /** Bytes; 0 for the default, {@link MemoryBudget#defaultLimit}. */
     private final long memoryBudget;
+    /** The caller's event loops for TCP, or null for the default ones. */
+    private final LoopResources loops;
 
     /** Default of {@link #maxUnauthenticated(int)}. */
     public static final int DEFAULT_MAX_UNAUTHENTICATED = 32;
 
     private FluxReceiver(String host, int port, byte[] key, TransportKind kind, Transport transport,
                          ChannelOptions options, Function<? super InboundStream, ? extends Publisher<Void>> handler,
-                         int maxUnauthenticated, long memoryBudget) {
+                         int maxUnauthenticated, long memoryBudget, LoopResources loops) {
+        this.loops = loops;
         this.maxUnauthenticated = maxUnauthenticated;
         this.memoryBudget = memoryBudget;
         this.host = host;
@@ -84,25 +89,23 @@ public final class FluxReceiver {
     /** A receiver on all interfaces, port 7691, AUTO transport, default options. */
     public static FluxReceiver create() {
         return new FluxReceiver("0.0.0.0", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults(), null,
-                DEFAULT_MAX_UNAUTHENTICATED, 0);
+                DEFAULT_MAX_UNAUTHENTICATED, 0, null);
     }
 
     /** The local address to bind (default: all interfaces). */
     public FluxReceiver host(String host) {
-        return new FluxReceiver(Check.notBlank(host, "host"), port, key, kind, transport, options, handler,
-                maxUnauthenticated, memoryBudget);
+        return new FluxReceiver(Check.notBlank(host, "host"), port, key, kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops);
     }
 
     /** The port to bind, 0 to 65535; 0 picks a free one (see {@link ReceiverServer#address()}). */
     public FluxReceiver port(int port) {
         return new FluxReceiver(host, Check.between(port, 0, 65535, "port"), key, kind, transport, options, handler,
-                maxUnauthenticated, memoryBudget);
+                maxUnauthenticated, memoryBudget, loops);
     }
 
     /** The shared key (not empty); both sides must use the same bytes. The array is copied. */
     public FluxReceiver key(byte[] key) {
-        return new FluxReceiver(host, port, Check.key(key), kind, transport, options, handler, maxUnauthenticated,
-                memoryBudget);
+        return new FluxReceiver(host, port, Check.key(key), kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops);
     }
 
     /** The shared key as text (UTF-8), as rdma-pipe's tools take it. */
@@ -113,25 +116,25 @@ public final class FluxReceiver {
     /** Which transports to listen on: AUTO (RDMA when usable, and TCP), RDMA or TCP. */
     public FluxReceiver transport(TransportKind kind) {
         return new FluxReceiver(host, port, key, Check.notNull(kind, "transport"), null, options, handler,
-                maxUnauthenticated, memoryBudget);
+                maxUnauthenticated, memoryBudget, loops);
     }
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxReceiver transport(Transport transport) {
         return new FluxReceiver(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options,
-                handler, maxUnauthenticated, memoryBudget);
+                handler, maxUnauthenticated, memoryBudget, loops);
     }
 
     /** The channel's tunables; both sides should agree on them (see {@link ChannelOptions}). */
     public FluxReceiver options(ChannelOptions options) {
         return new FluxReceiver(host, port, key, kind, transport, Check.notNull(options, "options"), handler,
-                maxUnauthenticated, memoryBudget);
+                maxUnauthenticated, memoryBudget, loops);
     }
 
     /** What to do with each stream; the returned publisher completes when the handler is done. */
     public FluxReceiver handle(Function<? super InboundStream, ? extends Publisher<Void>> handler) {
         return new FluxReceiver(host, port, key, kind, transport, options, Check.notNull(handler, "handler"),
-                maxUnauthenticated, memoryBudget);
+                maxUnauthenticated, memoryBudget, loops);
     }
 
     /**
@@ -142,7 +145,7 @@ public final class FluxReceiver {
      */
     public FluxReceiver maxUnauthenticated(int max) {
         return new FluxReceiver(host, port, key, kind, transport, options, handler,
-                Check.atLeast(max, 1, "maxUnauthenticated"), memoryBudget);
+                Check.atLeast(max, 1, "maxUnauthenticated"), memoryBudget, loops);
     }
 
     /**
@@ -159,7 +162,7 @@ public final class FluxReceiver {
         if (bytes <= 0) {
             throw new IllegalArgumentException("memoryBudget must be positive, was " + bytes);
         }
-        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, bytes);
+        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, bytes, loops);
     }
 
     /** The budget for this receiver's options; fails when even one stream cannot fit. */
@@ -173,6 +176,37 @@ public final class FluxReceiver {
                     + options.frameSize() + " bytes x " + options.receiveSlots() + " slots)");
         }
         return new MemoryBudget(limit, perStream);
+    }
+
+    /**
+     * Runs TCP connections and the listener on these event loops instead of the channel's
+     * default ones, as reactor-netty's {@code runOn}: a service sizes and owns its loops, and
+     * {@link Transports#shutdown} leaves them running. RDMA keeps its own threads; a transport
+     * given as an instance ({@link #transport(Transport)}) is used as it is.
+     */
+    public FluxReceiver runOn(LoopResources loops) {
+        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, memoryBudget,
+                Check.notNull(loops, "loops"));
+    }
+
+    /**
+     * Binds and waits for it, at most {@code timeout}, as reactor-netty's {@code bindNow}.
+     * Blocks: call it from a thread that may block, not from an event loop.
+     *
+     * @throws io.rdmaflux.error.RdmaFluxException CONNECT when the port cannot be bound
+     * @throws IllegalStateException when the key or handler is not set, or the bind does not
+     *                               finish within {@code timeout}
+     * @throws IllegalArgumentException when {@code timeout} is null or not positive
+     */
+    public ReceiverServer bindNow(Duration timeout) {
+        Check.positive(timeout, "timeout");
+        return bind().timeout(timeout, Mono.error(() -> new IllegalStateException("receiver on " + host + ":" + port
+                + " not bound within " + timeout.toMillis() + " ms"))).block();
+    }
+
+    /** {@link #bindNow(Duration)} with 45 seconds, reactor-netty's default. */
+    public ReceiverServer bindNow() {
+        return bindNow(Duration.ofSeconds(45));
     }
 
     /** Binds and serves streams until the returned server is disposed. */
@@ -238,8 +272,8 @@ public final class FluxReceiver {
         if (handler == null) {
             return Mono.error(new IllegalStateException("no handler set"));
         }
-        return Mono.defer(() -> {
-            List<Transport> transports = transport != null ? List.of(transport) : Transports.select(kind);
+        return Transports.choose(kind, transport, loops).flatMap(transports -> {
+            LiveStreams live = new LiveStreams();
             Consumer<FrameConnection> acceptor = c -> {
                 String refusal = admission.admit();
                 if (refusal != null) {
@@ -248,7 +282,7 @@ public final class FluxReceiver {
                     return;
                 }
                 log.info("accepted {}", c.describe());
-                onSession.accept(new ReceiverSession(c, key, options, handler, admission).start());
+                onSession.accept(live.add(new ReceiverSession(c, key, options, handler, admission)).start());
             };
             // Bind the first transport, then the others on the port it got, so that all
             // transports share one port number.
@@ -262,7 +296,7 @@ public final class FluxReceiver {
                                 List<TransportServer> all = new java.util.ArrayList<>();
                                 all.add(first);
                                 all.addAll(rest);
-                                return (ReceiverServer) new Bound(all);
+                                return (ReceiverServer) new Bound(all, live);
                             }));
         });
     }
@@ -293,6 +327,12 @@ public final class FluxReceiver {
         }
 
         @Override
+        public Mono<Void> disposeGracefully(Duration timeout) {
+            Check.positive(timeout, "timeout");
+            return Mono.fromRunnable(admission::close).then(server.disposeGracefully(timeout));
+        }
+
+        @Override
         public boolean isDisposed() {
             return server.isDisposed();
         }
@@ -303,7 +343,13 @@ public final class FluxReceiver {
         }
     }
 
-    private record Bound(List<TransportServer> servers) implements ReceiverServer {
+    private record Bound(List<TransportServer> servers, LiveStreams live) implements ReceiverServer {
+
+        @Override
+        public Mono<Void> disposeGracefully(Duration timeout) {
+            Check.positive(timeout, "timeout");
+            return Mono.fromRunnable(this::dispose).then(live.drain(timeout)).then(onDispose());
+        }
 
         @Override
         public InetSocketAddress address() {

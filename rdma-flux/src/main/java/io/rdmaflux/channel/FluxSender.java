@@ -18,6 +18,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;
 import reactor.util.Loggers;
+import reactor.netty.resources.LoopResources;
 import reactor.util.retry.Retry;
 
 /**
@@ -42,6 +43,8 @@ public final class FluxSender {
 
     private static final Logger log = Loggers.getLogger(FluxSender.class);
     private static final Duration RETRY_DELAY = Duration.ofMillis(200);
+    /** How much longer than the connect timeout one attempt may take before it counts as lost. */
+    private static final Duration CONNECT_GRACE = Duration.ofSeconds(5);
 
     private final String host;
     private final int port;
@@ -49,8 +52,15 @@ public final class FluxSender {
     private final TransportKind kind;
     private final Transport transport;
     private final ChannelOptions options;
+    /** The caller's event loops for TCP, or null for the default ones. */
+    private final LoopResources loops;
+    /** What {@link #send(Publisher)} sends as the stream's metadata. */
+    private final StreamMetadata metadata;
 
-    private FluxSender(String host, int port, byte[] key, TransportKind kind, Transport transport, ChannelOptions options) {
+    private FluxSender(String host, int port, byte[] key, TransportKind kind, Transport transport, ChannelOptions options,
+                       LoopResources loops, StreamMetadata metadata) {
+        this.loops = loops;
+        this.metadata = metadata;
         this.host = host;
         this.port = port;
         this.key = key;
@@ -61,22 +71,23 @@ public final class FluxSender {
 
     /** A sender to localhost:7691 with AUTO transport and default options; set at least the key. */
     public static FluxSender create() {
-        return new FluxSender("localhost", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults());
+        return new FluxSender("localhost", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults(), null,
+                StreamMetadata.empty());
     }
 
     /** The receiver's host name or address (not blank). */
     public FluxSender host(String host) {
-        return new FluxSender(Check.notBlank(host, "host"), port, key, kind, transport, options);
+        return new FluxSender(Check.notBlank(host, "host"), port, key, kind, transport, options, loops, metadata);
     }
 
     /** The receiver's port, 1 to 65535. */
     public FluxSender port(int port) {
-        return new FluxSender(host, Check.between(port, 1, 65535, "port"), key, kind, transport, options);
+        return new FluxSender(host, Check.between(port, 1, 65535, "port"), key, kind, transport, options, loops, metadata);
     }
 
     /** The shared key (not empty); both sides must use the same bytes. The array is copied. */
     public FluxSender key(byte[] key) {
-        return new FluxSender(host, port, Check.key(key), kind, transport, options);
+        return new FluxSender(host, port, Check.key(key), kind, transport, options, loops, metadata);
     }
 
     /** The shared key as text (UTF-8), as rdma-pipe's tools take it. */
@@ -86,22 +97,42 @@ public final class FluxSender {
 
     /** Which transports to try: AUTO (RDMA when usable, then TCP), RDMA or TCP. */
     public FluxSender transport(TransportKind kind) {
-        return new FluxSender(host, port, key, Check.notNull(kind, "transport"), null, options);
+        return new FluxSender(host, port, key, Check.notNull(kind, "transport"), null, options, loops, metadata);
     }
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxSender transport(Transport transport) {
-        return new FluxSender(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options);
+        return new FluxSender(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options, loops, metadata);
     }
 
     /** The channel's tunables; both sides should agree on them (see {@link ChannelOptions}). */
     public FluxSender options(ChannelOptions options) {
-        return new FluxSender(host, port, key, kind, transport, Check.notNull(options, "options"));
+        return new FluxSender(host, port, key, kind, transport, Check.notNull(options, "options"), loops, metadata);
     }
 
-    /** Sends plain buffers as one stream with no metadata. */
+    /**
+     * Runs TCP connections on these event loops instead of the channel's default ones, as
+     * reactor-netty's {@code runOn}: a service sizes and owns its loops, and
+     * {@link Transports#shutdown} leaves them running. RDMA keeps its own threads; a transport
+     * given as an instance ({@link #transport(Transport)}) is used as it is.
+     */
+    public FluxSender runOn(LoopResources loops) {
+        return new FluxSender(host, port, key, kind, transport, options, Check.notNull(loops, "loops"), metadata);
+    }
+
+    /**
+     * The metadata {@link #send(Publisher)} sends with the stream (default: none), for a
+     * receiver's handler to read from {@link InboundStream#metadata()}: a name, a size, entries
+     * of the caller's own. (A {@code send(StreamMetadata, Publisher<ByteBuffer>)} overload would
+     * make every {@code send(metadata, session -> ...)} call ambiguous, so it is set here.)
+     */
+    public FluxSender metadata(StreamMetadata metadata) {
+        return new FluxSender(host, port, key, kind, transport, options, loops, Check.notNull(metadata, "metadata"));
+    }
+
+    /** Sends plain buffers as one stream, with the {@link #metadata(StreamMetadata)} set (none by default). */
     public Mono<Void> send(Publisher<ByteBuffer> data) {
-        return send(StreamMetadata.empty(), session -> Flux.from(data).map(Chunk::wrap));
+        return send(metadata, session -> Flux.from(data).map(Chunk::wrap));
     }
 
     /**
@@ -123,14 +154,13 @@ public final class FluxSender {
             if (address.isUnresolved()) {
                 return Mono.error(new RdmaFluxException(ErrorCode.CONNECT, "cannot resolve host '" + host + "'"));
             }
-            List<Transport> candidates = transport != null ? List.of(transport) : Transports.select(kind);
             long attempts = Math.max(1, options.connectTimeout().toMillis() / RETRY_DELAY.toMillis());
-            return attempt(candidates, 0, address, options)
+            return Transports.choose(kind, transport, loops).flatMap(candidates -> attempt(candidates, 0, address, options)
                     .retryWhen(Retry.fixedDelay(attempts, RETRY_DELAY)
                             .filter(e -> e instanceof RdmaFluxException pe && pe.code() == ErrorCode.CONNECT)
                             .onRetryExhaustedThrow((spec, signal) -> new RdmaFluxException(ErrorCode.CONNECT,
                                     signal.failure().getMessage() + " (gave up after "
-                                            + options.connectTimeout().toSeconds() + " s)")))
+                                            + options.connectTimeout().toSeconds() + " s)"))))
                     .doOnNext(c -> log.info("connected over {}", c.describe()));
         });
     }
@@ -139,7 +169,12 @@ public final class FluxSender {
     private static Mono<FrameConnection> attempt(List<Transport> candidates, int i, InetSocketAddress address,
                                                 ChannelOptions options) {
         Transport t = candidates.get(i);
-        Mono<FrameConnection> m = t.connect(address, options.transportOptions());
+        // Bounded here too: a connect whose event loop is shut down under it may never answer.
+        Duration bound = options.connectTimeout().plus(CONNECT_GRACE);
+        Mono<FrameConnection> m = t.connect(address, options.transportOptions())
+                .timeout(bound, Mono.error(() -> new RdmaFluxException(ErrorCode.CONNECT, "cannot connect to "
+                        + io.rdmaflux.transport.SocketAddresses.format(address) + " over " + t.name()
+                        + ": no answer within " + bound.toSeconds() + " s")));
         if (i + 1 < candidates.size()) {
             m = m.onErrorResume(e -> {
                 log.info("{} connect to {} failed ({}); trying the next transport", t.name(), address, e.getMessage());

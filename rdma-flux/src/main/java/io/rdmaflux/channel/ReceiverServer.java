@@ -10,7 +10,8 @@ import reactor.core.publisher.Mono;
  * A bound {@link FluxReceiver}: accepts streams until disposed. {@link #dispose()} stops it
  * listening at once, without waiting; streams it already accepted go on to their end.
  * {@link #onDispose()} tells when the ports are released, {@link #disposeNow(Duration)} does
- * both and waits, as reactor-netty's {@code DisposableServer} does.
+ * both and waits, as reactor-netty's {@code DisposableServer} does;
+ * {@link #disposeGracefully(Duration)} also lets the streams in flight finish, within a bound.
  */
 public interface ReceiverServer extends Disposable {
 
@@ -40,6 +41,24 @@ public interface ReceiverServer extends Disposable {
         dispose();
         onDispose().timeout(timeout, Mono.error(() -> new IllegalStateException("receiver on " + address()
                 + " did not stop within " + timeout.toMillis() + " ms"))).block();
+    }
+
+    /**
+     * Disposes the server gracefully: it stops listening at once, refuses connections still in
+     * their handshake ({@code BUSY}, "receiver shutting down"), lets the streams in flight
+     * finish for up to {@code timeout}, then cancels those left (their senders fail with
+     * {@code CANCELLED}, "receiver shut down before the stream ended"). The returned Mono
+     * starts it when subscribed and completes once every stream has ended and the ports are
+     * released; it never fails. Does not block: fit for an event loop.
+     *
+     * <p>This default (for servers that track no streams) only disposes and awaits
+     * {@link #onDispose()}.
+     *
+     * @throws IllegalArgumentException when {@code timeout} is null or not positive
+     */
+    default Mono<Void> disposeGracefully(Duration timeout) {
+        Check.positive(timeout, "timeout");
+        return Mono.fromRunnable(this::dispose).then(onDispose());
     }
 
     /** {@link #disposeNow(Duration)} with 3 seconds, reactor-netty's default. */

@@ -116,6 +116,16 @@ final class ReceiverSession extends SessionBase {
         fail(new RdmaFluxException(ErrorCode.CANCELLED, "receiver cancelled the stream " + progress()));
     }
 
+    /** Refuses a peer still in its handshake: its receiver is being disposed gracefully. */
+    void refuseShuttingDown() {
+        fail(new RdmaFluxException(ErrorCode.BUSY, "receiver shutting down: it takes no new streams"));
+    }
+
+    /** Cancels a stream that outlasted its receiver's graceful dispose. */
+    void cancelShuttingDown() {
+        fail(new RdmaFluxException(ErrorCode.CANCELLED, "receiver shut down before the stream ended " + progress()));
+    }
+
     /**
      * Refuses a peer still in its handshake, to give its place to a newer connection when all
      * places are taken ({@link Admission}).
@@ -231,7 +241,8 @@ final class ReceiverSession extends SessionBase {
         if (n >= creditBatch && !isFinished() && !endVerified && !cancelled) {
             int grant = creditsToReturn.getAndSet(0);
             if (grant > 0) {
-                send(FrameType.CREDIT, ControlFrames.credit(grant));
+                // On the application's thread, releasing a buffer: not the place for a transport's refusal.
+                guard(() -> send(FrameType.CREDIT, ControlFrames.credit(grant)));
             }
         }
     }
@@ -277,13 +288,15 @@ final class ReceiverSession extends SessionBase {
         if (endVerified && handlerSucceeded && finish()) {
             try {
                 send(FrameType.END_ACK, ControlFrames.endAck(checksum.bytes()));
-            } finally {
-                // The outcome is claimed: it must be reported even if the frame could not go.
-                connection.close();
-                // Closing gave the ring back (the handler is done with every slot).
-                admission.streamEnded(this);
-                afterClose(result::tryEmitEmpty);
+            } catch (RuntimeException e) {
+                // The outcome is claimed: it must be reported even if the frame could not go
+                // (a transport shut down refuses it).
+                log.debug("END_ACK to {} not sent: {}", connection.describe(), describe(e));
             }
+            closeQuietly();
+            // Closing gave the ring back (the handler is done with every slot).
+            admission.streamEnded(this);
+            afterClose(result::tryEmitEmpty);
         }
     }
 

@@ -143,6 +143,12 @@ final class SenderSession extends SessionBase {
     public void onSendSlotFree() {
         synchronized (this) {
             inFlight--;
+        }
+        guard(this::drainAndPump);
+    }
+
+    private void drainAndPump() {
+        synchronized (this) {
             drainPending();
         }
         pump();
@@ -234,15 +240,17 @@ final class SenderSession extends SessionBase {
                 chunk.release();
             } else {
                 pending.add(new Pending(chunk));
-                drainPending();
             }
         }
-        pump();
+        // On the source's thread: a transport shut down meanwhile fails the stream, not the source.
+        guard(this::drainAndPump);
     }
 
-    private synchronized void onUpstreamComplete() {
-        upstreamDone = true;
-        drainPending();
+    private void onUpstreamComplete() {
+        synchronized (this) {
+            upstreamDone = true;
+        }
+        guard(this::drainAndPump);
     }
 
     @Override

@@ -14,6 +14,7 @@ import io.rdmaflux.transport.FrameHandler;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.Disposable;
@@ -89,8 +90,13 @@ abstract class SessionBase implements FrameHandler {
         timer = timers.scheduler().schedulePeriodically(this::tick, period, period, TimeUnit.MILLISECONDS);
         // HELLO goes out before frames are delivered, so no reply to the peer's HELLO can
         // overtake it.
-        send(FrameType.HELLO, localHello.duplicate());
-        connection.start(this);
+        try {
+            send(FrameType.HELLO, localHello.duplicate());
+            connection.start(this);
+        } catch (RejectedExecutionException e) {
+            // The transport stopped under us (Transports.shutdown): its loops refuse work.
+            fail(stopped(e));
+        }
     }
 
     /** Queues a control frame, sealed once this side has sent its AUTH. */
@@ -182,6 +188,8 @@ abstract class SessionBase implements FrameHandler {
             }
         } catch (RdmaFluxException e) {
             fail(e);
+        } catch (RejectedExecutionException e) {
+            fail(stopped(e));
         } catch (RuntimeException e) {
             fail(RdmaFluxException.wrap(e, ErrorCode.INTERNAL));
         }
@@ -222,12 +230,43 @@ abstract class SessionBase implements FrameHandler {
             return;
         }
         log.debug("stream failed locally: {}", error.getMessage());
+        // Neither the ERROR frame nor the close may keep the outcome from the application: a
+        // transport that was shut down refuses both (its event loops reject new work).
         try {
             send(FrameType.ERROR, ControlFrames.error(error.code(), error.getMessage()));
-        } finally {
-            connection.close();
-            onFailed(error);
+        } catch (RuntimeException e) {
+            log.debug("could not tell the {} why: {}", peerRole(), describe(e));
         }
+        closeQuietly();
+        onFailed(error);
+    }
+
+    /**
+     * Runs a step that hands work to the transport from a thread of the application or a
+     * timer: a transport shut down meanwhile fails the stream, rather than throwing into the
+     * caller (a source, a handler releasing a buffer) or ending a timer's schedule.
+     */
+    final void guard(Runnable step) {
+        try {
+            step.run();
+        } catch (RejectedExecutionException e) {
+            fail(stopped(e));
+        }
+    }
+
+    /** Closes the connection; a transport already shut down has closed it, and may refuse. */
+    final void closeQuietly() {
+        try {
+            connection.close();
+        } catch (RuntimeException e) {
+            log.debug("closing {} failed: {}", connection.describe(), describe(e));
+        }
+    }
+
+    /** The failure of a stream whose transport refused work: it was shut down mid-stream. */
+    private RdmaFluxException stopped(RejectedExecutionException e) {
+        return new RdmaFluxException(ErrorCode.TRUNCATED, "the " + connection.name() + " transport was shut down "
+                + "while the stream was in flight (" + describe(e) + ") " + progress());
     }
 
     /**
@@ -238,7 +277,7 @@ abstract class SessionBase implements FrameHandler {
         if (!finish()) {
             return;
         }
-        connection.close();
+        closeQuietly();
         ErrorCode code = peerError.code();
         if (!authentic && !UNAUTHENTICATED_CODES.contains(code)) {
             log.debug("{} sent error code {} before it authenticated; taken as a protocol error",
@@ -273,7 +312,7 @@ abstract class SessionBase implements FrameHandler {
         if (!finish()) {
             return false;
         }
-        connection.close();
+        closeQuietly();
         return true;
     }
 
@@ -314,9 +353,12 @@ abstract class SessionBase implements FrameHandler {
     }
 
     private void tick() {
-        if (isFinished()) {
-            return;
+        if (!isFinished()) {
+            guard(this::checkLiveness);
         }
+    }
+
+    private void checkLiveness() {
         // Checked once a heartbeat: a timeout fires at the first tick at or after its deadline.
         long now = timers.now();
         if (!authenticated && now - startedAt >= options.handshakeTimeout().toNanos()) {

@@ -14,6 +14,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import io.rdmaflux.internal.protocol.Authenticator;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.resources.LoopResources;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -29,6 +33,8 @@ public final class Transports {
     private static final Logger log = Loggers.getLogger(Transports.class);
     /** The providers whose unusability AUTO has reported: once per process, as an rdcp with --sync selects for three channels. */
     private static final Set<String> told = ConcurrentHashMap.newKeySet();
+    /** The kinds (by name; "" for a transport given as an instance) {@link #choose} has prepared. */
+    private static final Set<String> prepared = ConcurrentHashMap.newKeySet();
 
     private Transports() {
     }
@@ -59,6 +65,34 @@ public final class Transports {
     /** The TCP transport. */
     public static Transport tcp() {
         return new TcpTransport();
+    }
+
+    /**
+     * The TCP transport on the caller's own event loops, which it leaves running:
+     * {@link #shutdown} stops only the default ones.
+     */
+    public static Transport tcp(LoopResources loops) {
+        return new TcpTransport(Check.notNull(loops, "loops"));
+    }
+
+    /**
+     * The transports a builder uses: {@code explicit} if given, else {@link #select}'s, with TCP
+     * on {@code loops} when given. The first time for a kind it runs on a thread that may block
+     * ({@link Schedulers#boundedElastic()}): probing RDMA extracts and loads a native library,
+     * and seeding the nonce generator reads the system's entropy; the caller may be on an event
+     * loop or one of Reactor's non-blocking threads. The answers are kept, so later streams
+     * stay on the caller's thread.
+     */
+    static Mono<List<Transport>> choose(TransportKind kind, Transport explicit, LoopResources loops) {
+        String key = explicit != null ? "" : kind.name();
+        Mono<List<Transport>> chosen = Mono.fromCallable(() -> {
+            Authenticator.prepare();
+            List<Transport> ts = explicit != null ? List.of(explicit) : select(kind);
+            prepared.add(key);
+            return loops == null ? ts : ts.stream().map(t -> t instanceof TcpTransport ? tcp(loops) : t).toList();
+        });
+        return prepared.contains(key) && Authenticator.isPrepared() ? chosen
+                : chosen.subscribeOn(Schedulers.boundedElastic());
     }
 
     /** The RDMA transport, or null when it cannot be used here; {@link #rdmaUnavailableReason()} says why. */

@@ -51,7 +51,10 @@ class BuildersTest {
             Transport.class, new MemoryTransport(),
             ChannelOptions.class, ChannelOptions.defaults().withReceiveSlots(4),
             Function.class, (Function<InboundStream, Mono<Void>>) in -> Mono.empty(),
-            Duration.class, Duration.ofSeconds(7));
+            Duration.class, Duration.ofSeconds(7),
+            // Made lazily: no thread starts unless a connection runs on them.
+            reactor.netty.resources.LoopResources.class, reactor.netty.resources.LoopResources.create("builders-test"),
+            io.rdmaflux.protocol.StreamMetadata.class, io.rdmaflux.protocol.StreamMetadata.empty().with("name", "x"));
 
     static Stream<Object> builders() {
         return Stream.of(FluxSender.create(), FluxReceiver.create(), ChannelOptions.defaults());

@@ -11,18 +11,51 @@ import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
- * Whole streams over TCP with BlockHound installed: no blocking call may run on Netty's event
- * loops or Reactor's non-blocking schedulers, on success and on failure alike.
+ * Whole streams with stock BlockHound installed, as a service would install it (no allow-list
+ * of the project's own): no blocking call may run on Netty's event loops or Reactor's
+ * non-blocking schedulers, on success and on failure alike, over the default transport too.
+ * A JVM of its own (the pom's {@code blockhound} execution): BlockHound stays installed.
  */
+@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.MethodName.class)
 class NonBlockingTest {
 
+    private static final Duration LIMIT = Duration.ofSeconds(30);
+
     static {
-        BlockHound.install(builder -> builder
-                // Nonces come from SecureRandom, which reads /dev/urandom; on Linux that read
-                // never waits, so it is allowed on the event loop where sessions begin.
-                .allowBlockingCallsInside("io.rdmaflux.internal.protocol.Authenticator", "newNonce"));
+        BlockHound.install();
+    }
+
+    /**
+     * The default transport (AUTO: the RDMA probe, then TCP here), bound and sent from one of
+     * Reactor's non-blocking threads, three streams in a row: the probe (which extracts and
+     * loads a native library) and the seeding of the nonce generator must happen elsewhere.
+     */
+    @Test
+    void streamsOverTheDefaultTransportFromANonBlockingCaller() {
+        AtomicInteger dropped = new AtomicInteger();
+        Hooks.onErrorDropped(e -> dropped.incrementAndGet());
+        try {
+            java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
+            ReceiverServer server = FluxReceiver.create().host("127.0.0.1").port(0).key("k")
+                    .handle(in -> in.receive().doOnNext(b -> received.addAndGet(b.remaining())).then())
+                    .bind().subscribeOn(Schedulers.parallel()).block(LIMIT);
+            try {
+                FluxSender sender = FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key("k");
+                for (int i = 1; i <= 3; i++) {
+                    sender.send(Flux.just(java.nio.ByteBuffer.allocate(100_000)))
+                            .subscribeOn(Schedulers.parallel()).block(LIMIT);
+                    assertThat(received.get()).as("after stream %d", i).isEqualTo(i * 100_000L);
+                }
+            } finally {
+                server.disposeNow();
+            }
+            assertThat(dropped.get()).as("errors dropped (BlockHound reports blocking calls this way)").isZero();
+        } finally {
+            Hooks.resetOnErrorDropped();
+        }
     }
 
     @Test

@@ -102,9 +102,16 @@ final class RdmaNative {
         }
         synchronized (RdmaNative.class) {
             if (!probed) {
-                reason = load();
-                if (reason == null) {
-                    reason = deviceProblem();
+                try {
+                    reason = load();
+                    if (reason == null) {
+                        reason = deviceProblem();
+                    }
+                } catch (Throwable t) {
+                    // Whatever was thrown (an Error that load's catches let pass, such as a
+                    // BlockHound report), the answer is kept: a probe that failed once is not
+                    // retried on every stream.
+                    reason = "the RDMA probe failed: " + t;
                 }
                 probed = true;
             }

@@ -65,7 +65,8 @@ public final class RdmaTransportProvider implements TransportProvider {
             }
         } catch (ClassNotFoundException e) {
             problem = "this build has no RDMA transport";
-        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+        } catch (Throwable e) {
+            // Whatever is thrown, the answer is kept: loading is not retried on every stream.
             problem = "the RDMA transport failed to load: " + e;
         }
     }

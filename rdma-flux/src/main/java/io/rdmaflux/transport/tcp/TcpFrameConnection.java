@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.socket.DuplexChannel;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import io.rdmaflux.buffer.BufferPool;
 import io.rdmaflux.buffer.Chunk;
@@ -65,7 +66,7 @@ final class TcpFrameConnection implements FrameConnection {
         ByteBuf frame = channel.alloc().buffer(ProtocolVersion.HEADER_BYTES + payload.remaining());
         writeHeader(frame, type, payload.remaining());
         frame.writeBytes(payload.duplicate());
-        inOrder(() -> channel.writeAndFlush(frame, channel.voidPromise()));
+        inOrder(() -> channel.writeAndFlush(frame, channel.voidPromise()), frame::release);
     }
 
     @Override
@@ -81,7 +82,10 @@ final class TcpFrameConnection implements FrameConnection {
             if (h != null && f.isSuccess()) {
                 h.onSendSlotFree();
             }
-        }));
+        }), () -> {
+            header.release();
+            payload.release();
+        });
     }
 
     /**
@@ -90,8 +94,14 @@ final class TcpFrameConnection implements FrameConnection {
      * loop (after a CREDIT, say) could overtake one the source's thread sent just before it:
      * the stream would arrive reordered. Going through the loop's task queue keeps one order.
      */
-    private void inOrder(Runnable write) {
-        channel.eventLoop().execute(write);
+    private void inOrder(Runnable write, Runnable release) {
+        try {
+            channel.eventLoop().execute(write);
+        } catch (RejectedExecutionException e) {
+            // The loop was shut down (Transports.shutdown): the frame will never be written.
+            release.run();
+            throw e;
+        }
     }
 
     private static void writeHeader(ByteBuf b, FrameType type, int length) {
@@ -138,7 +148,7 @@ final class TcpFrameConnection implements FrameConnection {
         inOrder(() -> {
             decoder.discard();
             lingerAndClose();
-        });
+        }, channel::close);
     }
 
     private void lingerAndClose() {

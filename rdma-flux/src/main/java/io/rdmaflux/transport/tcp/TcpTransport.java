@@ -38,6 +38,22 @@ public final class TcpTransport implements Transport {
     private static final io.netty.util.AttributeKey<TcpFrameConnection> CONNECTION =
             io.netty.util.AttributeKey.valueOf("rdmaflux.connection");
 
+    /** The caller's own event loops, or null for this transport's default ones. */
+    private final LoopResources own;
+
+    /** On the default event loops, which {@link #shutdown} stops. */
+    public TcpTransport() {
+        this.own = null;
+    }
+
+    /**
+     * On the caller's own event loops (as reactor-netty's {@code runOn}); {@link #shutdown}
+     * leaves them running: they are the caller's to dispose.
+     */
+    public TcpTransport(LoopResources loops) {
+        this.own = java.util.Objects.requireNonNull(loops, "loops");
+    }
+
     @Override
     public String name() {
         return "tcp";
@@ -50,8 +66,9 @@ public final class TcpTransport implements Transport {
 
     @Override
     public Mono<FrameConnection> connect(InetSocketAddress address, TransportOptions options) {
-        return TcpClient.newConnection()
-                .runOn(loops())
+        // Deferred: a retry after a shutdown gets the new loops, not the stopped ones.
+        return Mono.defer(() -> TcpClient.newConnection()
+                .runOn(loops(own))
                 .remoteAddress(() -> address)
                 // The address is resolved already; Netty's DNS resolver would only add start-up.
                 .resolver(DefaultAddressResolverGroup.INSTANCE)
@@ -62,14 +79,14 @@ public final class TcpTransport implements Transport {
                 .onErrorMap(e -> !(e instanceof RdmaFluxException),
                         e -> new RdmaFluxException(ErrorCode.CONNECT, "cannot connect to "
                                 + SocketAddresses.format(address) + ": " + reason(e), e))
-                .map(c -> frameConnection(c, options));
+                .map(c -> frameConnection(c, options)));
     }
 
     @Override
     public Mono<TransportServer> listen(InetSocketAddress address, TransportOptions options,
                                         Consumer<FrameConnection> acceptor) {
         return TcpServer.create()
-                .runOn(loops())
+                .runOn(loops(own))
                 .bindAddress(() -> address)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .doOnConnection(c -> acceptor.accept(frameConnection(c, options)))
@@ -83,20 +100,26 @@ public final class TcpTransport implements Transport {
     }
 
     /**
-     * Closes every connection and listener of this transport still open and stops its event
-     * loops, waiting at most {@code timeout}; other reactor-netty users of the JVM keep theirs.
-     * Later use starts new loops.
+     * Closes every connection and listener on the default event loops still open and stops
+     * those loops, waiting at most {@code timeout}; other reactor-netty users of the JVM keep
+     * theirs, and so do transports made on a caller's own loops. Later use starts new loops.
      */
     @Override
     public void shutdown(Duration timeout) {
+        if (own != null) {
+            return;
+        }
         LoopResources loops = LOOPS.getAndSet(null);
         if (loops != null) {
             loops.disposeLater(Duration.ZERO, timeout).block(timeout.plusMillis(100));
         }
     }
 
-    /** The event loops, made on first use (and after a shutdown). */
-    private static LoopResources loops() {
+    /** {@code own} if given, else the default event loops, made on first use (and after a shutdown). */
+    private static LoopResources loops(LoopResources own) {
+        if (own != null) {
+            return own;
+        }
         LoopResources loops = LOOPS.get();
         while (loops == null) {
             // Cheap when it loses the race: the loop groups are made on first use, not here.
