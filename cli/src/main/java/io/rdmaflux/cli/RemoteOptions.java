@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.cli.remote.RemoteShell;
+import io.rdmaflux.cli.remote.SshSharing;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -25,13 +26,25 @@ final class RemoteOptions {
                 + RemoteShell.START_TIMEOUT_ENV + ". Raise it for hosts that log in or start Java slowly.")
     Duration startTimeout;
 
+    @Option(names = "--no-ssh-share",
+            description = "Do not share one ssh connection per host between calls. By default the first call to a host "
+                + "leaves a master connection for 5 idle minutes (ssh's ControlMaster/ControlPersist, sockets in "
+                + "$XDG_RUNTIME_DIR/rdflux/ssh or ~/.cache/rdflux/ssh) and later calls log in through it. Also "
+                + SshSharing.ENV + "=no; " + SshSharing.ENV + "=DURATION sets the idle time.")
+    boolean noSshShare;
+
     /** The remote shell these options and {@code env} describe; remote stderr goes to the console. */
     RemoteShell shell(Map<String, String> env) {
         try {
             Map<String, String> vars = env;
-            if (startTimeout != null) {
+            if (startTimeout != null || noSshShare) {
                 vars = new HashMap<>(env);
-                vars.remove(RemoteShell.START_TIMEOUT_ENV);   // the option wins, even over a bad value
+                if (startTimeout != null) {
+                    vars.remove(RemoteShell.START_TIMEOUT_ENV);   // the option wins, even over a bad value
+                }
+                if (noSshShare) {
+                    vars.remove(SshSharing.ENV);
+                }
             }
             RemoteShell shell = RemoteShell.fromEnvironment(vars);
             if (rsh != null) {
@@ -39,6 +52,9 @@ final class RemoteOptions {
             }
             if (rdfluxPath != null) {
                 shell = shell.rdfluxPath(rdfluxPath);
+            }
+            if (noSshShare) {
+                shell = shell.sharing(SshSharing.off());
             }
             if (startTimeout != null) {
                 if (startTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
@@ -49,7 +65,8 @@ final class RemoteOptions {
             return shell.log((host, line) -> Console.info(host + ": " + line));
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage() + (rsh == null && env.get(RemoteShell.RSH_ENV) != null
-                    && !e.getMessage().startsWith(RemoteShell.START_TIMEOUT_ENV) ? " (in " + RemoteShell.RSH_ENV + ")" : ""));
+                    && !e.getMessage().startsWith(RemoteShell.START_TIMEOUT_ENV) && !e.getMessage().startsWith(SshSharing.ENV)
+                    ? " (in " + RemoteShell.RSH_ENV + ")" : ""));
         }
     }
 }
