@@ -38,8 +38,8 @@ public final class SshSharing {
     public static final String ENV = "RDFLUX_SSH_SHARE";
     /** How long an idle master stays by default. */
     public static final Duration DEFAULT_PERSIST = Duration.ofMinutes(5);
-    /** The longest socket directory: a unix socket's path is at most 107 bytes; ssh adds 41 (/%C) and, while it binds, 17 more. */
-    private static final int MAX_DIR_LENGTH = 48;
+    /** The longest socket directory: a unix socket's path is at most 107 bytes; ssh adds 41 (/%C) and, while it binds, 17 more (a dot and 16 random characters). */
+    private static final int MAX_DIR_LENGTH = 49;
     private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
 
     /** Paths ssh takes as they are in a ControlPath option. */

@@ -70,8 +70,8 @@ class SshSharingTest {
         assertThat(RemoteShell.create().command(H, "y")).as("create() does not share").noneMatch(w -> w.contains("Control"));
         assertThat(RemoteShell.create().sharing(on).sharing(SshSharing.off()).command(H, "y"))
                 .noneMatch(w -> w.contains("Control"));
-        assertThat(RemoteShell.fromEnvironment(Map.of("HOME", dir.toString())).command(H, "y"))
-                .contains("ControlPath=" + dir.resolve(".cache/rdflux/ssh") + "/%C");
+        assertThat(RemoteShell.fromEnvironment(Map.of("XDG_RUNTIME_DIR", dir.toString())).command(H, "y"))
+                .contains("ControlPath=" + dir.resolve("rdflux/ssh") + "/%C");
     }
 
     @Test
