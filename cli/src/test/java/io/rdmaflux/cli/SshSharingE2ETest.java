@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * rdcp's ssh connection sharing against the loopback sshd: the first call leaves a master whose
  * socket is in the private directory, the next call logs in through it (sshd sees one login for
  * both), the master goes when idle, a stale socket does not stop a call, two calls racing to be
- * master both work, and a directory that is not this user's alone, or --no-ssh-share, means no
+ * master both work (two rdcp, or an rdpipe chain with three sessions to one host), and a directory that is not this user's alone, or --no-ssh-share, means no
  * sharing. Each test points {@code XDG_RUNTIME_DIR} at its own temporary directory, and ends
  * every master it made, which "nothing left running" checks.
  */
@@ -149,6 +149,19 @@ class SshSharingE2ETest {
     }
 
     @Test
+    void anRdpipeChainStartsThreeSessionsToOneHostAtOnceAndLeavesOneMaster() throws Exception {
+        Path out = dir.resolve("out");
+        Tool t = tool("rdpipe", "5m", ProcessBuilder.Redirect.from(file.toFile()), ProcessBuilder.Redirect.to(out.toFile()),
+                "h1:cat", "h1:tr a-z A-Z", "h1:cat");
+        assertCopied(t);
+        assertThat(Files.readString(out)).isEqualTo("HI\n");
+        assertThat(sockets()).as("one master").hasSize(1);
+        int before = logins();
+        assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("after")));
+        assertThat(logins()).as("rdcp used rdpipe's master").isEqualTo(before);
+    }
+
+    @Test
     void aDirectoryOpenToOthersIsNotUsed() throws Exception {
         Path shared = Files.createDirectories(dir.resolve("rdflux/ssh"));
         Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
@@ -174,14 +187,17 @@ class SshSharingE2ETest {
     }
 
     private Tool rdcp(String share, String... args) {
+        return tool("rdcp", share, ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE, args);
+    }
+
+    private Tool tool(String name, String share, ProcessBuilder.Redirect in, ProcessBuilder.Redirect out, String... args) {
         List<String> all = new ArrayList<>(List.of("-e", sshd.rsh(), "--rdflux-path", ShellWords.quote(tool.toString())));
         all.addAll(List.of(args));
         Map<String, String> env = new HashMap<>();
         env.put("RDFLUX_JAVA_OPTS", "-Drdflux.test.marker=" + dir);
         env.put("XDG_RUNTIME_DIR", dir.toString());
         env.put(SshSharing.ENV, share);
-        return Tool.start(dir, "rdcp", ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE, env,
-                all.toArray(String[]::new));
+        return Tool.start(dir, name, in, out, env, all.toArray(String[]::new));
     }
 
     /** The sockets in the private directory. */
