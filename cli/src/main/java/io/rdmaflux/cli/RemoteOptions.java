@@ -4,6 +4,7 @@ import io.rdmaflux.cli.remote.ReleaseVersion;
 import io.rdmaflux.cli.remote.RemoteInstall;
 import io.rdmaflux.cli.remote.RemoteShell;
 import java.nio.file.Path;
+import io.rdmaflux.cli.remote.SshSharing;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -34,13 +35,25 @@ final class RemoteOptions {
                 + "it from there; later calls find it there without this option. Says on stderr what it did.")
     boolean installRemote;
 
+    @Option(names = "--no-ssh-share",
+            description = "Do not share one ssh connection per host between calls. By default the first call to a host "
+                + "leaves a master connection for 5 idle minutes (ssh's ControlMaster/ControlPersist, sockets in "
+                + "$XDG_RUNTIME_DIR/rdflux/ssh or ~/.cache/rdflux/ssh) and later calls log in through it. Also "
+                + SshSharing.ENV + "=no; " + SshSharing.ENV + "=DURATION sets the idle time.")
+    boolean noSshShare;
+
     /** The remote shell these options and {@code env} describe; remote stderr goes to the console. */
     RemoteShell shell(Map<String, String> env) {
         try {
             Map<String, String> vars = env;
-            if (startTimeout != null) {
+            if (startTimeout != null || noSshShare) {
                 vars = new HashMap<>(env);
-                vars.remove(RemoteShell.START_TIMEOUT_ENV);   // the option wins, even over a bad value
+                if (startTimeout != null) {
+                    vars.remove(RemoteShell.START_TIMEOUT_ENV);   // the option wins, even over a bad value
+                }
+                if (noSshShare) {
+                    vars.remove(SshSharing.ENV);
+                }
             }
             RemoteShell shell = RemoteShell.fromEnvironment(vars);
             if (rsh != null) {
@@ -56,6 +69,9 @@ final class RemoteOptions {
                 // The release a remote host has in its cache, for this version, comes before PATH's.
                 shell = shell.release(installRemote ? installer() : RemoteInstall.lookup(ReleaseVersion.local()));
             }
+            if (noSshShare) {
+                shell = shell.sharing(SshSharing.off());
+            }
             if (startTimeout != null) {
                 if (startTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
                     throw new UsageException("--start-timeout must be at least 1s");
@@ -65,7 +81,8 @@ final class RemoteOptions {
             return shell.log((host, line) -> Console.info(host + ": " + line));
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage() + (rsh == null && env.get(RemoteShell.RSH_ENV) != null
-                    && !e.getMessage().startsWith(RemoteShell.START_TIMEOUT_ENV) ? " (in " + RemoteShell.RSH_ENV + ")" : ""));
+                    && !e.getMessage().startsWith(RemoteShell.START_TIMEOUT_ENV) && !e.getMessage().startsWith(SshSharing.ENV)
+                    ? " (in " + RemoteShell.RSH_ENV + ")" : ""));
         }
     }
 

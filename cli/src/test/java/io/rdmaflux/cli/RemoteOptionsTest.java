@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.cli.remote.RemoteHost;
 import io.rdmaflux.cli.remote.RemoteShell;
+import io.rdmaflux.cli.remote.SshSharing;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,6 +40,18 @@ class RemoteOptionsTest {
         assertThat(parse(Map.of(), "--rsh=rsh").command(H, "x")).isEqualTo(List.of("rsh", "h", "x"));
         assertThat(parse(Map.of(), "--rdflux-path", "/opt/rd/bin/rdflux").agentCommand())
                 .isEqualTo("/opt/rd/bin/rdflux agent");
+    }
+
+    @Test
+    void noSshShareWinsOverTheEnvironmentEvenABadValue(@TempDir Path home) {
+        Map<String, String> env = Map.of("XDG_RUNTIME_DIR", home.toString());
+        assertThat(parse(env).command(H, "x")).contains("ControlMaster=auto");
+        assertThat(parse(env, "--no-ssh-share").command(H, "x")).noneMatch(w -> w.startsWith("Control"));
+        Map<String, String> bad = Map.of("XDG_RUNTIME_DIR", home.toString(), SshSharing.ENV, "often");
+        assertThat(parse(bad, "--no-ssh-share").command(H, "x")).noneMatch(w -> w.startsWith("Control"));
+        assertThatThrownBy(() -> parse(bad)).isInstanceOf(UsageException.class)
+                .hasMessage(SshSharing.ENV + " must be 'no' or how long an idle shared ssh connection stays "
+                        + "(5m, 90s, at least 1 s), not 'often'");
     }
 
     @Test

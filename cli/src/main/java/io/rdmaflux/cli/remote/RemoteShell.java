@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.BiConsumer;
+import java.util.regex.Pattern;
 
 /**
  * How the coordinators (rdcp, rdpipe) start {@code rdflux agent} on other hosts: the remote
@@ -23,7 +24,8 @@ import java.util.function.BiConsumer;
  * are required) and {@code ConnectTimeout} are added after the command's own words, so that
  * options the user gives in {@code -e} win (ssh takes the first value it is given); so do
  * {@code -T} (no terminal: stdin and stdout carry the agent protocol), {@code -x} and
- * {@code -a} (no X11 or agent forwarding to hosts that only move data).
+ * {@code -a} (no X11 or agent forwarding to hosts that only move data), and, from
+ * {@link #fromEnvironment}, connection sharing ({@link SshSharing}).
  */
 public final class RemoteShell {
 
@@ -41,6 +43,10 @@ public final class RemoteShell {
      */
     public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(40);
 
+    /** An ssh option word that sets connection sharing ({@code -oControlPath=..}, or the word after {@code -o}). */
+    private static final Pattern CONTROL_OPTION = Pattern.compile("(-o)?\\s*control(master|path|persist)",
+            Pattern.CASE_INSENSITIVE);
+
     private final List<String> rsh;
     private final String tool;
     private final Duration connectTimeout;
@@ -48,39 +54,38 @@ public final class RemoteShell {
     private final BiConsumer<RemoteHost, String> log;
     /** The per-user cache of releases on the remote hosts, looked in first; null: rdflux on PATH only. */
     private final RemoteInstall release;
+    private final SshSharing sharing;
 
     private RemoteShell(List<String> rsh, String tool, Duration connectTimeout, Duration startTimeout,
-                        BiConsumer<RemoteHost, String> log) {
-        this(rsh, tool, connectTimeout, startTimeout, log, null);
-    }
-
-    private RemoteShell(List<String> rsh, String tool, Duration connectTimeout, Duration startTimeout,
-                        BiConsumer<RemoteHost, String> log, RemoteInstall release) {
+                        BiConsumer<RemoteHost, String> log, RemoteInstall release, SshSharing sharing) {
         this.rsh = List.copyOf(rsh);
         this.tool = tool;
         this.connectTimeout = connectTimeout;
         this.startTimeout = startTimeout;
         this.log = log;
         this.release = release;
+        this.sharing = sharing;
     }
 
     /**
-     * ssh, rdflux on the remote PATH, a 10 s connect timeout, a 40 s start timeout; remote stderr
-     * printed as "host: line".
+     * ssh, rdflux on the remote PATH, a 10 s connect timeout, a 40 s start timeout, no connection
+     * sharing; remote stderr printed as "host: line".
      */
     public static RemoteShell create() {
         return new RemoteShell(List.of("ssh"), DEFAULT_TOOL, DEFAULT_CONNECT_TIMEOUT, DEFAULT_START_TIMEOUT,
-                (host, line) -> System.err.println(host + ": " + line));
+                (host, line) -> System.err.println(host + ": " + line), null, SshSharing.off());
     }
 
     /**
      * {@link #create()}, with the command from {@value #RSH_ENV} and the start timeout (a
-     * duration: 40s, 2m, or seconds) from {@value #START_TIMEOUT_ENV} when they are set and not blank.
+     * duration: 40s, 2m, or seconds) from {@value #START_TIMEOUT_ENV} when they are set and not
+     * blank, and ssh connection sharing as {@link SshSharing#fromEnvironment} says (on unless
+     * {@value SshSharing#ENV} is {@code no}).
      *
      * @throws IllegalArgumentException when one of them is not valid; the message names it
      */
     public static RemoteShell fromEnvironment(Map<String, String> env) {
-        RemoteShell shell = create();
+        RemoteShell shell = create().sharing(SshSharing.fromEnvironment(env));
         String rsh = env.get(RSH_ENV);
         if (rsh != null && !rsh.isBlank()) {
             shell = shell.rsh(rsh);
@@ -112,7 +117,7 @@ public final class RemoteShell {
         if (words.isEmpty()) {
             throw new IllegalArgumentException("the remote shell command is empty");
         }
-        return new RemoteShell(words, tool, connectTimeout, startTimeout, log, release);
+        return new RemoteShell(words, tool, connectTimeout, startTimeout, log, release, sharing);
     }
 
     /**
@@ -123,7 +128,7 @@ public final class RemoteShell {
         if (Objects.requireNonNull(path, "path").isBlank()) {
             throw new IllegalArgumentException("the remote rdflux path is empty");
         }
-        return new RemoteShell(rsh, path, connectTimeout, startTimeout, log, release);
+        return new RemoteShell(rsh, path, connectTimeout, startTimeout, log, release, sharing);
     }
 
     /** How long ssh may take to connect (its {@code ConnectTimeout}). */
@@ -131,7 +136,7 @@ public final class RemoteShell {
         if (timeout.toSeconds() < 1) {
             throw new IllegalArgumentException("the connect timeout must be at least 1 s");
         }
-        return new RemoteShell(rsh, tool, timeout, startTimeout, log, release);
+        return new RemoteShell(rsh, tool, timeout, startTimeout, log, release, sharing);
     }
 
     /**
@@ -143,7 +148,7 @@ public final class RemoteShell {
         if (timeout.toSeconds() < 1) {
             throw new IllegalArgumentException("the start timeout must be at least 1 s");
         }
-        return new RemoteShell(rsh, tool, connectTimeout, timeout, log, release);
+        return new RemoteShell(rsh, tool, connectTimeout, timeout, log, release, sharing);
     }
 
     /**
@@ -151,7 +156,7 @@ public final class RemoteShell {
      * terminal. Called on reader threads.
      */
     public RemoteShell log(BiConsumer<RemoteHost, String> log) {
-        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, Objects.requireNonNull(log), release);
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, Objects.requireNonNull(log), release, sharing);
     }
 
     /**
@@ -161,7 +166,15 @@ public final class RemoteShell {
      * which names the tool itself. Null: rdflux on the remote PATH only.
      */
     public RemoteShell release(RemoteInstall release) {
-        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release);
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, sharing);
+    }
+
+    /**
+     * Whether and where ssh calls share one connection per host ({@link SshSharing}); only ssh
+     * does, and not when the {@code -e} words set ssh's own Control options.
+     */
+    public RemoteShell sharing(SshSharing sharing) {
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, Objects.requireNonNull(sharing));
     }
 
     /** Whether the remote shell is OpenSSH's ssh, which gets the options in the class comment. */
@@ -185,6 +198,9 @@ public final class RemoteShell {
         if (isSsh()) {
             argv.addAll(List.of("-o", "BatchMode=yes", "-o", "ConnectTimeout=" + connectTimeout.toSeconds(),
                     "-T", "-x", "-a"));
+            if (!setsControl(rsh)) {
+                argv.addAll(sharing.options(why -> log.accept(host, why)));
+            }
         }
         argv.add(host.destination());
         argv.add(remoteCommand);
@@ -203,6 +219,12 @@ public final class RemoteShell {
             release.ensure(this, host);   // --install-remote: before the start timeout begins
         }
         return RemoteAgent.start(this, host);
+    }
+
+    /** Whether ssh's words already say how to share connections (-M, -S, -o Control...): theirs then apply. */
+    private static boolean setsControl(List<String> words) {
+        return words.stream().skip(1).anyMatch(w -> w.startsWith("-M") || w.startsWith("-S")
+                || CONTROL_OPTION.matcher(w).lookingAt());
     }
 
     String tool() {
