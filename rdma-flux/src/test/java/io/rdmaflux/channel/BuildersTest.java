@@ -42,19 +42,19 @@ class BuildersTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     /** A valid value for each parameter type a setter takes. */
-    private static final Map<Class<?>, Object> SAMPLES = Map.of(
-            String.class, "other-host",
-            int.class, 4,
-            long.class, 1L << 30,
-            byte[].class, new byte[] {9},
-            TransportKind.class, TransportKind.TCP,
-            Transport.class, new MemoryTransport(),
-            ChannelOptions.class, ChannelOptions.defaults().withReceiveSlots(4),
-            Function.class, (Function<InboundStream, Mono<Void>>) in -> Mono.empty(),
-            Duration.class, Duration.ofSeconds(7),
+    private static final Map<Class<?>, Object> SAMPLES = Map.ofEntries(
+            Map.entry(String.class, "other-host"),
+            Map.entry(int.class, 4),
+            Map.entry(long.class, 1L << 30),
+            Map.entry(byte[].class, new byte[] {9}),
+            Map.entry(TransportKind.class, TransportKind.TCP),
+            Map.entry(Transport.class, new MemoryTransport()),
+            Map.entry(ChannelOptions.class, ChannelOptions.defaults().withReceiveSlots(4)),
+            Map.entry(Function.class, (Function<InboundStream, Mono<Void>>) in -> Mono.empty()),
+            Map.entry(Duration.class, Duration.ofSeconds(7)),
             // Made lazily: no thread starts unless a connection runs on them.
-            reactor.netty.resources.LoopResources.class, reactor.netty.resources.LoopResources.create("builders-test"),
-            io.rdmaflux.protocol.StreamMetadata.class, io.rdmaflux.protocol.StreamMetadata.empty().with("name", "x"));
+            Map.entry(reactor.netty.resources.LoopResources.class, reactor.netty.resources.LoopResources.create("builders-test")),
+            Map.entry(io.rdmaflux.protocol.StreamMetadata.class, io.rdmaflux.protocol.StreamMetadata.empty().with("name", "x")));
 
     static Stream<Object> builders() {
         return Stream.of(FluxSender.create(), FluxReceiver.create(), ChannelOptions.defaults());
