@@ -61,14 +61,16 @@ public final class FluxReceiver {
     private final ChannelOptions options;
     private final Function<? super InboundStream, ? extends Publisher<Void>> handler;
     private final int maxUnauthenticated;
+    private final StreamObserver observer;
 
     /** Default of {@link #maxUnauthenticated(int)}. */
     public static final int DEFAULT_MAX_UNAUTHENTICATED = 32;
 
     private FluxReceiver(String host, int port, byte[] key, TransportKind kind, Transport transport,
                          ChannelOptions options, Function<? super InboundStream, ? extends Publisher<Void>> handler,
-                         int maxUnauthenticated) {
+                         int maxUnauthenticated, StreamObserver observer) {
         this.maxUnauthenticated = maxUnauthenticated;
+        this.observer = observer;
         this.host = host;
         this.port = port;
         this.key = key;
@@ -81,23 +83,25 @@ public final class FluxReceiver {
     /** A receiver on all interfaces, port 7691, AUTO transport, default options. */
     public static FluxReceiver create() {
         return new FluxReceiver("0.0.0.0", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults(), null,
-                DEFAULT_MAX_UNAUTHENTICATED);
+                DEFAULT_MAX_UNAUTHENTICATED, StreamObserver.NONE);
     }
 
     /** The local address to bind (default: all interfaces). */
     public FluxReceiver host(String host) {
-        return new FluxReceiver(Check.notBlank(host, "host"), port, key, kind, transport, options, handler, maxUnauthenticated);
+        return new FluxReceiver(Check.notBlank(host, "host"), port, key, kind, transport, options, handler,
+                maxUnauthenticated, observer);
     }
 
     /** The port to bind, 0 to 65535; 0 picks a free one (see {@link ReceiverServer#address()}). */
     public FluxReceiver port(int port) {
         return new FluxReceiver(host, Check.between(port, 0, 65535, "port"), key, kind, transport, options, handler,
-                maxUnauthenticated);
+                maxUnauthenticated, observer);
     }
 
     /** The shared key (not empty); both sides must use the same bytes. The array is copied. */
     public FluxReceiver key(byte[] key) {
-        return new FluxReceiver(host, port, Check.key(key), kind, transport, options, handler, maxUnauthenticated);
+        return new FluxReceiver(host, port, Check.key(key), kind, transport, options, handler, maxUnauthenticated,
+                observer);
     }
 
     /** The shared key as text (UTF-8), as rdma-pipe's tools take it. */
@@ -108,25 +112,25 @@ public final class FluxReceiver {
     /** Which transports to listen on: AUTO (RDMA when usable, and TCP), RDMA or TCP. */
     public FluxReceiver transport(TransportKind kind) {
         return new FluxReceiver(host, port, key, Check.notNull(kind, "transport"), null, options, handler,
-                maxUnauthenticated);
+                maxUnauthenticated, observer);
     }
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxReceiver transport(Transport transport) {
         return new FluxReceiver(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options,
-                handler, maxUnauthenticated);
+                handler, maxUnauthenticated, observer);
     }
 
     /** The channel's tunables; both sides should agree on them (see {@link ChannelOptions}). */
     public FluxReceiver options(ChannelOptions options) {
         return new FluxReceiver(host, port, key, kind, transport, Check.notNull(options, "options"), handler,
-                maxUnauthenticated);
+                maxUnauthenticated, observer);
     }
 
     /** What to do with each stream; the returned publisher completes when the handler is done. */
     public FluxReceiver handle(Function<? super InboundStream, ? extends Publisher<Void>> handler) {
         return new FluxReceiver(host, port, key, kind, transport, options, Check.notNull(handler, "handler"),
-                maxUnauthenticated);
+                maxUnauthenticated, observer);
     }
 
     /**
@@ -137,7 +141,16 @@ public final class FluxReceiver {
      */
     public FluxReceiver maxUnauthenticated(int max) {
         return new FluxReceiver(host, port, key, kind, transport, options, handler,
-                Check.atLeast(max, 1, "maxUnauthenticated"));
+                Check.atLeast(max, 1, "maxUnauthenticated"), observer);
+    }
+
+    /**
+     * Tells {@code observer} of each stream's start and end, and of each connection that ends
+     * before its stream started (see {@link StreamObserver}).
+     */
+    public FluxReceiver observe(StreamObserver observer) {
+        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated,
+                Check.notNull(observer, "observer"));
     }
 
     /** Binds and serves streams until the returned server is disposed. */
@@ -147,7 +160,7 @@ public final class FluxReceiver {
                     if (session.isAuthenticated()) {
                         log.warn("stream from {} failed: {}", session.peer(), e.getMessage());
                     } else {
-                        log.info("ignored a connection from {}: {}", session.peer(), e.getMessage());
+                        log.debug("ignored a connection from {}: {}", session.peer(), e.getMessage());
                     }
                 })));
     }
@@ -178,7 +191,7 @@ public final class FluxReceiver {
                         if (admission.stream() == session) {
                             outcome.tryEmitError(e);
                         } else {
-                            log.info("ignored a connection from {}: {}", session.peer(), e.getMessage());
+                            log.debug("ignored a connection from {}: {}", session.peer(), e.getMessage());
                         }
                     },
                     // Only the session that has the stream gets past METADATA, so only it completes.
@@ -208,12 +221,12 @@ public final class FluxReceiver {
             Consumer<FrameConnection> acceptor = c -> {
                 String refusal = admission.admit();
                 if (refusal != null) {
-                    log.info("refused {}: {}", c.describe(), refusal);
+                    log.debug("refused {}: {}", c.describe(), refusal);
                     refuse(c, refusal);
                     return;
                 }
-                log.info("accepted {}", c.describe());
-                onSession.accept(new ReceiverSession(c, key, options, handler, admission).start());
+                log.debug("accepted {}", c.describe());
+                onSession.accept(new ReceiverSession(c, key, options, handler, admission).observe(observer).start());
             };
             // Bind the first transport, then the others on the port it got, so that all
             // transports share one port number.

@@ -50,7 +50,9 @@ class BuildersTest {
             Transport.class, new MemoryTransport(),
             ChannelOptions.class, ChannelOptions.defaults().withReceiveSlots(4),
             Function.class, (Function<InboundStream, Mono<Void>>) in -> Mono.empty(),
-            Duration.class, Duration.ofSeconds(7));
+            Duration.class, Duration.ofSeconds(7),
+            String[].class, new String[] {"trace-id"},
+            StreamObserver.class, new StreamObserver() { });
 
     static Stream<Object> builders() {
         return Stream.of(FluxSender.create(), FluxReceiver.create(), ChannelOptions.defaults());
