@@ -208,9 +208,12 @@ public final class StoreService implements AutoCloseable {
             Sent sent = sendMany(store.port(), "sample-key", Integer.parseInt(args[1]), Integer.parseInt(args[2]))
                     .block(Duration.ofMinutes(5));
             out.println("stored " + sent.stored().size() + ", refused " + sent.refused().size());
-            sent.refused().values().stream().limit(3).forEach(m -> out.println("  " + m));
+            sent.refused().values().stream().sorted().limit(3).forEach(m -> out.println("  " + m));
         }
-        registry.getMeters().forEach(m -> m.measure().forEach(x -> out.println(m.getId().getName() + " "
-                + m.getId().getTags() + " " + x.getStatistic() + "=" + x.getValue())));
+        // The receiver's meters; the client's sender has none here (it was not given them).
+        registry.getMeters().stream().filter(m -> "receiver".equals(m.getId().getTag("side")))
+                .flatMap(m -> java.util.stream.StreamSupport.stream(m.measure().spliterator(), false)
+                        .map(x -> m.getId().getName() + " " + m.getId().getTags() + " " + x.getValue()))
+                .sorted().forEach(out::println);
     }
 }
