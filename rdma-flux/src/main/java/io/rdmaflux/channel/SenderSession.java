@@ -36,6 +36,8 @@ final class SenderSession extends SessionBase implements LiveStream {
     private final StreamChecksum checksum = new StreamChecksum();
     private final Upstream upstream = new Upstream();
     private volatile Observation observation = new Observation(StreamObserver.NONE, this);
+    /** What this sender's HELLO offers; tests clear it to play a sender older than STOPPED. */
+    int features = Hello.TAKES_STOPPED;
 
     // Flow state, guarded by "this".
     private int credits;
@@ -75,7 +77,7 @@ final class SenderSession extends SessionBase implements LiveStream {
             upstream.context = Context.of(context);
             return result.asMono()
                     .doOnSubscribe(s -> begin(new Hello(Hello.Role.SENDER, localNonce, options.frameSize(),
-                            options.receiveSlots(), Hello.TAKES_STOPPED)));
+                            options.receiveSlots(), features)));
         });
         return outcome
                 // After the cancel has reached the sink, so that the failure is not dropped

@@ -67,6 +67,27 @@ class EarlyStopTest {
     }
 
     @Test
+    void aSenderOlderThanStoppedIsToldCancelledAsBefore() {
+        SingleStreamServer server = FluxReceiver.create().host("127.0.0.1").port(0).key("k")
+                .transport(Transports.tcp()).options(OPTIONS)
+                .handle(in -> in.receive().take(5).then())
+                .bindOne().block(WAIT);
+        Mono<Void> received = server.outcome().cache();
+        received.subscribe(v -> { }, e -> { });
+        Throwable sent = failure(Transports.tcp().connect(server.address(), OPTIONS.transportOptions())
+                .flatMap(c -> {
+                    SenderSession old = new SenderSession(c, "k".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                            OPTIONS, StreamMetadata.empty(), s -> Flux.<Chunk>generate(sink ->
+                                    sink.next(Chunk.wrap(ByteBuffer.wrap(new byte[4096])))));
+                    old.features = 0;
+                    return old.run();
+                }));
+        assertCode(sent, ErrorCode.CANCELLED);
+        assertThat(sent).hasMessageContaining("receiver stopped the stream on purpose");
+        assertThat(received.block(WAIT)).isNull();
+    }
+
+    @Test
     void aHandlerThatFailsIsStillAFailureOnBothSides() {
         SingleStreamServer server = FluxReceiver.create().host("127.0.0.1").port(0).key("k")
                 .transport(Transports.tcp()).options(OPTIONS)
