@@ -2,6 +2,7 @@ package io.rdmaflux.cli;
 
 import io.rdmaflux.text.RemoteText;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Formatter;
 import java.util.logging.Handler;
@@ -91,6 +92,11 @@ final class Console {
         root.addHandler(handler);
         root.setLevel(Level.WARNING);
         Logger.getLogger("io.rdmaflux").setLevel(debugMode ? Level.FINE : verbose ? Level.INFO : Level.WARNING);
+        // The library logs each connection at debug level (a service's logs would drown in
+        // them); the tools' -v still names each one.
+        for (Logger l : CONNECTION_LOGGERS) {
+            l.setLevel(debugMode || verbose ? Level.FINE : null);
+        }
         if (debugMode) {
             Logger.getLogger("reactor").setLevel(level);
         }
@@ -103,6 +109,10 @@ final class Console {
                     .log(Level.FINE, "after the outcome, dropped: " + e, e));
         }
     }
+
+    /** Held here: a logger nobody references loses its level when it is collected. */
+    private static final List<Logger> CONNECTION_LOGGERS = List.of(
+            Logger.getLogger("io.rdmaflux.channel.FluxSender"), Logger.getLogger("io.rdmaflux.channel.FluxReceiver"));
 
     /** A message for the person at the terminal. */
     public static void info(String message) {

@@ -158,7 +158,7 @@ public final class ExitCode {
         return switch (code) {
             case PROTOCOL, VERSION, INTERNAL -> SOFTWARE;
             case AUTHENTICATION -> NO_PERMISSION;
-            case TRUNCATED, CANCELLED, TIMEOUT, INTERRUPTED -> TEMP_FAIL;
+            case TRUNCATED, CANCELLED, STOPPED, TIMEOUT, INTERRUPTED -> TEMP_FAIL;
             case BUSY -> BUSY;
             case CHECKSUM -> PROTOCOL;
             case SINK_FAILED -> IO;

@@ -96,7 +96,8 @@ class LayeringTest {
     /**
      * Inside rdma-flux, bottom to top: error, text, crypto, buffer (each on its own) ← protocol
      * ← internal.protocol; protocol, buffer ← transport ← transport.tcp, transport.rdma ←
-     * channel. The channel loads the RDMA transport by name, so nothing here refers to it.
+     * channel ← metrics. The channel loads the RDMA transport by name, so nothing here refers to
+     * it; nothing refers to metrics either, the one user of the optional Micrometer.
      */
     @Test
     void rdmaFluxPointsDownToItsWireTypes() {
@@ -111,6 +112,7 @@ class LayeringTest {
                 .layer("transport.tcp").definedBy("io.rdmaflux.transport.tcp..")
                 .layer("transport.rdma").definedBy("io.rdmaflux.transport.rdma..")
                 .layer("channel").definedBy("io.rdmaflux.channel..")
+                .layer("metrics").definedBy("io.rdmaflux.metrics..")
                 .whereLayer("error").mayNotAccessAnyLayer()
                 .whereLayer("text").mayNotAccessAnyLayer()
                 .whereLayer("crypto").mayNotAccessAnyLayer()
@@ -121,7 +123,9 @@ class LayeringTest {
                 .whereLayer("transport.tcp").mayOnlyAccessLayers("transport", "protocol", "buffer", "error")
                 .whereLayer("transport.rdma").mayOnlyAccessLayers("transport", "protocol", "buffer", "error")
                 .whereLayer("transport.rdma").mayNotBeAccessedByAnyLayer()
-                .whereLayer("channel").mayNotBeAccessedByAnyLayer()
+                .whereLayer("channel").mayOnlyBeAccessedByLayers("metrics")
+                .whereLayer("metrics").mayOnlyAccessLayers("channel", "error")
+                .whereLayer("metrics").mayNotBeAccessedByAnyLayer()
                 .check(classes);
     }
 

@@ -67,7 +67,7 @@ class CommandPipelineTest {
         assertThat(head.get(LIMIT.toSeconds(), TimeUnit.SECONDS).sink().bytes()).isEqualTo(1000);
         assertThat(out).hasSize(1000);
         assertThat(sent).isInstanceOfSatisfying(RdmaFluxException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.CANCELLED)).hasMessageStartingWith("receiver reported: ");
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.STOPPED)).hasMessageStartingWith("receiver reported: ");
     }
 
     private static ReceiveSource receive() {

@@ -67,16 +67,18 @@ public final class FluxReceiver {
     private final long memoryBudget;
     /** The caller's event loops for TCP, or null for the default ones. */
     private final LoopResources loops;
+    private final StreamObserver observer;
 
     /** Default of {@link #maxUnauthenticated(int)}. */
     public static final int DEFAULT_MAX_UNAUTHENTICATED = 32;
 
     private FluxReceiver(String host, int port, byte[] key, TransportKind kind, Transport transport,
                          ChannelOptions options, Function<? super InboundStream, ? extends Publisher<Void>> handler,
-                         int maxUnauthenticated, long memoryBudget, LoopResources loops) {
+                         int maxUnauthenticated, long memoryBudget, LoopResources loops, StreamObserver observer) {
         this.loops = loops;
         this.maxUnauthenticated = maxUnauthenticated;
         this.memoryBudget = memoryBudget;
+        this.observer = observer;
         this.host = host;
         this.port = port;
         this.key = key;
@@ -89,23 +91,23 @@ public final class FluxReceiver {
     /** A receiver on all interfaces, port 7691, AUTO transport, default options. */
     public static FluxReceiver create() {
         return new FluxReceiver("0.0.0.0", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults(), null,
-                DEFAULT_MAX_UNAUTHENTICATED, 0, null);
+                DEFAULT_MAX_UNAUTHENTICATED, 0, null, StreamObserver.NONE);
     }
 
     /** The local address to bind (default: all interfaces). */
     public FluxReceiver host(String host) {
-        return new FluxReceiver(Check.notBlank(host, "host"), port, key, kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops);
+        return new FluxReceiver(Check.notBlank(host, "host"), port, key, kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops, observer);
     }
 
     /** The port to bind, 0 to 65535; 0 picks a free one (see {@link ReceiverServer#address()}). */
     public FluxReceiver port(int port) {
         return new FluxReceiver(host, Check.between(port, 0, 65535, "port"), key, kind, transport, options, handler,
-                maxUnauthenticated, memoryBudget, loops);
+                maxUnauthenticated, memoryBudget, loops, observer);
     }
 
     /** The shared key (not empty); both sides must use the same bytes. The array is copied. */
     public FluxReceiver key(byte[] key) {
-        return new FluxReceiver(host, port, Check.key(key), kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops);
+        return new FluxReceiver(host, port, Check.key(key), kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops, observer);
     }
 
     /** The shared key as text (UTF-8), as rdma-pipe's tools take it. */
@@ -116,25 +118,25 @@ public final class FluxReceiver {
     /** Which transports to listen on: AUTO (RDMA when usable, and TCP), RDMA or TCP. */
     public FluxReceiver transport(TransportKind kind) {
         return new FluxReceiver(host, port, key, Check.notNull(kind, "transport"), null, options, handler,
-                maxUnauthenticated, memoryBudget, loops);
+                maxUnauthenticated, memoryBudget, loops, observer);
     }
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxReceiver transport(Transport transport) {
         return new FluxReceiver(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options,
-                handler, maxUnauthenticated, memoryBudget, loops);
+                handler, maxUnauthenticated, memoryBudget, loops, observer);
     }
 
     /** The channel's tunables; both sides should agree on them (see {@link ChannelOptions}). */
     public FluxReceiver options(ChannelOptions options) {
         return new FluxReceiver(host, port, key, kind, transport, Check.notNull(options, "options"), handler,
-                maxUnauthenticated, memoryBudget, loops);
+                maxUnauthenticated, memoryBudget, loops, observer);
     }
 
     /** What to do with each stream; the returned publisher completes when the handler is done. */
     public FluxReceiver handle(Function<? super InboundStream, ? extends Publisher<Void>> handler) {
         return new FluxReceiver(host, port, key, kind, transport, options, Check.notNull(handler, "handler"),
-                maxUnauthenticated, memoryBudget, loops);
+                maxUnauthenticated, memoryBudget, loops, observer);
     }
 
     /**
@@ -145,7 +147,7 @@ public final class FluxReceiver {
      */
     public FluxReceiver maxUnauthenticated(int max) {
         return new FluxReceiver(host, port, key, kind, transport, options, handler,
-                Check.atLeast(max, 1, "maxUnauthenticated"), memoryBudget, loops);
+                Check.atLeast(max, 1, "maxUnauthenticated"), memoryBudget, loops, observer);
     }
 
     /**
@@ -162,7 +164,7 @@ public final class FluxReceiver {
         if (bytes <= 0) {
             throw new IllegalArgumentException("memoryBudget must be positive, was " + bytes);
         }
-        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, bytes, loops);
+        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, bytes, loops, observer);
     }
 
     /** The budget for this receiver's options; fails when even one stream cannot fit. */
@@ -186,7 +188,7 @@ public final class FluxReceiver {
      */
     public FluxReceiver runOn(LoopResources loops) {
         return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, memoryBudget,
-                Check.notNull(loops, "loops"));
+                Check.notNull(loops, "loops"), observer);
     }
 
     /**
@@ -209,6 +211,15 @@ public final class FluxReceiver {
         return bindNow(Duration.ofSeconds(45));
     }
 
+    /**
+     * Tells {@code observer} of each stream's start and end, and of each connection that ends
+     * before its stream started (see {@link StreamObserver}).
+     */
+    public FluxReceiver observe(StreamObserver observer) {
+        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops,
+                Check.notNull(observer, "observer"));
+    }
+
     /** Binds and serves streams until the returned server is disposed. */
     public Mono<ReceiverServer> bind() {
         return Mono.defer(() -> bind(new Admission(maxUnauthenticated, false, memory(false)), session -> session.result().subscribe(
@@ -216,7 +227,7 @@ public final class FluxReceiver {
                     if (session.isAuthenticated()) {
                         log.warn("stream from {} failed: {}", session.peer(), e.getMessage());
                     } else {
-                        log.info("ignored a connection from {}: {}", session.peer(), e.getMessage());
+                        log.debug("ignored a connection from {}: {}", session.peer(), e.getMessage());
                     }
                 })));
     }
@@ -247,7 +258,7 @@ public final class FluxReceiver {
                         if (admission.stream() == session) {
                             outcome.tryEmitError(e);
                         } else {
-                            log.info("ignored a connection from {}: {}", session.peer(), e.getMessage());
+                            log.debug("ignored a connection from {}: {}", session.peer(), e.getMessage());
                         }
                     },
                     // Only the session that has the stream gets past METADATA, so only it completes.
@@ -277,12 +288,12 @@ public final class FluxReceiver {
             Consumer<FrameConnection> acceptor = c -> {
                 String refusal = admission.admit();
                 if (refusal != null) {
-                    log.info("refused {}: {}", c.describe(), refusal);
+                    log.debug("refused {}: {}", c.describe(), refusal);
                     refuse(c, refusal);
                     return;
                 }
-                log.info("accepted {}", c.describe());
-                onSession.accept(live.add(new ReceiverSession(c, key, options, handler, admission)).start());
+                log.debug("accepted {}", c.describe());
+                onSession.accept(live.add(new ReceiverSession(c, key, options, handler, admission).observe(observer)).start());
             };
             // Bind the first transport, then the others on the port it got, so that all
             // transports share one port number.

@@ -56,11 +56,16 @@ public final class FluxSender {
     private final LoopResources loops;
     /** What {@link #send(Publisher)} sends as the stream's metadata. */
     private final StreamMetadata metadata;
+    /** Entries of the caller's Context that travel in the metadata ({@link #carryContext}). */
+    private final List<String> contextKeys;
+    private final StreamObserver observer;
 
     private FluxSender(String host, int port, byte[] key, TransportKind kind, Transport transport, ChannelOptions options,
-                       LoopResources loops, StreamMetadata metadata) {
+                       LoopResources loops, StreamMetadata metadata, List<String> contextKeys, StreamObserver observer) {
         this.loops = loops;
         this.metadata = metadata;
+        this.contextKeys = contextKeys;
+        this.observer = observer;
         this.host = host;
         this.port = port;
         this.key = key;
@@ -72,22 +77,22 @@ public final class FluxSender {
     /** A sender to localhost:7691 with AUTO transport and default options; set at least the key. */
     public static FluxSender create() {
         return new FluxSender("localhost", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults(), null,
-                StreamMetadata.empty());
+                StreamMetadata.empty(), List.of(), StreamObserver.NONE);
     }
 
     /** The receiver's host name or address (not blank). */
     public FluxSender host(String host) {
-        return new FluxSender(Check.notBlank(host, "host"), port, key, kind, transport, options, loops, metadata);
+        return new FluxSender(Check.notBlank(host, "host"), port, key, kind, transport, options, loops, metadata, contextKeys, observer);
     }
 
     /** The receiver's port, 1 to 65535. */
     public FluxSender port(int port) {
-        return new FluxSender(host, Check.between(port, 1, 65535, "port"), key, kind, transport, options, loops, metadata);
+        return new FluxSender(host, Check.between(port, 1, 65535, "port"), key, kind, transport, options, loops, metadata, contextKeys, observer);
     }
 
     /** The shared key (not empty); both sides must use the same bytes. The array is copied. */
     public FluxSender key(byte[] key) {
-        return new FluxSender(host, port, Check.key(key), kind, transport, options, loops, metadata);
+        return new FluxSender(host, port, Check.key(key), kind, transport, options, loops, metadata, contextKeys, observer);
     }
 
     /** The shared key as text (UTF-8), as rdma-pipe's tools take it. */
@@ -97,17 +102,44 @@ public final class FluxSender {
 
     /** Which transports to try: AUTO (RDMA when usable, then TCP), RDMA or TCP. */
     public FluxSender transport(TransportKind kind) {
-        return new FluxSender(host, port, key, Check.notNull(kind, "transport"), null, options, loops, metadata);
+        return new FluxSender(host, port, key, Check.notNull(kind, "transport"), null, options, loops, metadata, contextKeys, observer);
     }
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxSender transport(Transport transport) {
-        return new FluxSender(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options, loops, metadata);
+        return new FluxSender(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options, loops, metadata, contextKeys, observer);
     }
 
     /** The channel's tunables; both sides should agree on them (see {@link ChannelOptions}). */
     public FluxSender options(ChannelOptions options) {
-        return new FluxSender(host, port, key, kind, transport, Check.notNull(options, "options"), loops, metadata);
+        return new FluxSender(host, port, key, kind, transport, Check.notNull(options, "options"), loops, metadata, contextKeys, observer);
+    }
+
+    /**
+     * Entries of the Reactor {@code Context} to carry to the receiver, by key: each one present
+     * in the Context of {@code send}'s subscriber travels in the stream's metadata as text (its
+     * {@code toString()}, under {@link StreamMetadata#CONTEXT_PREFIX} and the key), and the
+     * receiver's handler finds it in its own Context under the same key, as a String. For a
+     * trace id:
+     *
+     * <pre>{@code
+     * sender.carryContext("trace-id").send(data).contextWrite(Context.of("trace-id", traceId));
+     * // on the receiver:
+     * .handle(in -> Mono.deferContextual(ctx -> store(ctx.get("trace-id"), in)))
+     * }</pre>
+     *
+     * The keys replace those set before; what they carry counts against the metadata's 64 KiB.
+     */
+    public FluxSender carryContext(String... keys) {
+        List<String> checked = java.util.Arrays.stream(Check.notNull(keys, "keys"))
+                .map(k -> Check.notBlank(k, "context key")).toList();
+        return new FluxSender(host, port, key, kind, transport, options, loops, metadata, checked, observer);
+    }
+
+    /** Tells {@code observer} of each stream's start and end (see {@link StreamObserver}). */
+    public FluxSender observe(StreamObserver observer) {
+        return new FluxSender(host, port, key, kind, transport, options, loops, metadata, contextKeys,
+                Check.notNull(observer, "observer"));
     }
 
     /**
@@ -117,7 +149,8 @@ public final class FluxSender {
      * given as an instance ({@link #transport(Transport)}) is used as it is.
      */
     public FluxSender runOn(LoopResources loops) {
-        return new FluxSender(host, port, key, kind, transport, options, Check.notNull(loops, "loops"), metadata);
+        return new FluxSender(host, port, key, kind, transport, options, Check.notNull(loops, "loops"), metadata,
+                contextKeys, observer);
     }
 
     /**
@@ -127,7 +160,8 @@ public final class FluxSender {
      * make every {@code send(metadata, session -> ...)} call ambiguous, so it is set here.)
      */
     public FluxSender metadata(StreamMetadata metadata) {
-        return new FluxSender(host, port, key, kind, transport, options, loops, Check.notNull(metadata, "metadata"));
+        return new FluxSender(host, port, key, kind, transport, options, loops, Check.notNull(metadata, "metadata"),
+                contextKeys, observer);
     }
 
     /** Sends plain buffers as one stream, with the {@link #metadata(StreamMetadata)} set (none by default). */
@@ -144,7 +178,12 @@ public final class FluxSender {
         if (key == null) {
             return Mono.error(new IllegalStateException("no key set"));
         }
-        return connect().flatMap(c -> new SenderSession(c, key, options, metadata, body).run());
+        return Mono.deferContextual(context -> {
+            StreamMetadata carried = ContextCarriage.carry(metadata, context, contextKeys);
+            return connect()
+                    .doOnError(e -> Observation.unconnected(observer, StreamOutcome.Side.SENDER, host + ":" + port, e))
+                    .flatMap(c -> new SenderSession(c, key, options, carried, body).observe(observer).run());
+        });
     }
 
     /** Connects, retrying refused connections until the connect timeout passes. */
@@ -161,7 +200,7 @@ public final class FluxSender {
                             .onRetryExhaustedThrow((spec, signal) -> new RdmaFluxException(ErrorCode.CONNECT,
                                     signal.failure().getMessage() + " (gave up after "
                                             + options.connectTimeout().toSeconds() + " s)"))))
-                    .doOnNext(c -> log.info("connected over {}", c.describe()));
+                    .doOnNext(c -> log.debug("connected over {}", c.describe()));
         });
     }
 

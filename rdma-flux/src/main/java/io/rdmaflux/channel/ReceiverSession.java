@@ -24,6 +24,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
 import reactor.util.concurrent.Queues;
+import reactor.util.context.Context;
 
 /**
  * The receiving end of one stream: handshake, then data frames into a bounded queue that the
@@ -42,7 +43,7 @@ import reactor.util.concurrent.Queues;
  * <p>Until the sender has authenticated, the session counts against its receiver's
  * {@link Admission} and the transport holds no receive slot for it.
  */
-final class ReceiverSession extends SessionBase {
+final class ReceiverSession extends SessionBase implements LiveStream {
 
     /** How long a completion waits out a failure being emitted on another thread. */
     private static final Duration EMIT_WAIT = Duration.ofSeconds(2);
@@ -83,6 +84,11 @@ final class ReceiverSession extends SessionBase {
     private volatile boolean handlerSucceeded;
     private volatile RdmaFluxException failure;
     private volatile boolean cancelled;
+    /** The handler completed before END: the failure that ends it is a success on this side. */
+    private volatile RdmaFluxException stop;
+    /** DATA frames taken whose credit has not gone back to the sender yet. */
+    private final AtomicInteger unreturned = new AtomicInteger();
+    private volatile Observation observation = new Observation(StreamObserver.NONE, this);
 
     /** A session admitted by {@code admission} (which counts it until its handshake ends). */
     ReceiverSession(FrameConnection connection, byte[] key, ChannelOptions options,
@@ -102,6 +108,12 @@ final class ReceiverSession extends SessionBase {
         this.inbound = Sinks.many().unicast().onBackpressureBuffer(
                 Queues.<Chunk>get(connection.receiveSlots() + 1).get());
         this.creditBatch = Math.max(1, connection.receiveSlots() / 4);
+    }
+
+    /** Reports this stream's start and end to {@code observer}; before {@link #start()}. */
+    ReceiverSession observe(StreamObserver observer) {
+        observation = new Observation(observer, this);
+        return this;
     }
 
     /** Starts the session: sends HELLO and waits for the sender. */
@@ -136,7 +148,8 @@ final class ReceiverSession extends SessionBase {
     }
 
     /** The other side of this session, for messages. */
-    String peer() {
+    @Override
+    public String peer() {
         return connection.describe();
     }
 
@@ -197,7 +210,9 @@ final class ReceiverSession extends SessionBase {
         Session session = new Session(peerHello.nonce(), localNonce, connection.name(), connection.describe(), metadata);
         Mono<Void> done;
         try {
-            done = Mono.from(Objects.requireNonNull(handler.apply(new Stream(session)), "the handler returned null"));
+            Context carried = ContextCarriage.restore(metadata);
+            done = Mono.from(Objects.requireNonNull(handler.apply(new Stream(session)), "the handler returned null"))
+                    .contextWrite(c -> c.putAll(carried.readOnly()));
         } catch (RuntimeException e) {
             handlerEnded.tryEmitEmpty();
             // A handler may refuse a stream with its own code (an unknown codec, say).
@@ -206,6 +221,7 @@ final class ReceiverSession extends SessionBase {
         // The handler's own run says when it ended, cancelled included: a failure on another
         // thread may dispose the swap before this subscription is in it (update then disposes
         // it), and must not report before that.
+        observation.started();
         handlerRun.update(done.doFinally(s -> handlerEnded.tryEmitEmpty())
                 .subscribe(null, this::onHandlerError, this::onHandlerComplete));
     }
@@ -221,6 +237,7 @@ final class ReceiverSession extends SessionBase {
             return;
         }
         checksum.update(payload.buffer());
+        unreturned.incrementAndGet();
         Chunk lease = Chunk.of(payload.buffer(), () -> {
             payload.release();
             returnCredit();
@@ -241,6 +258,7 @@ final class ReceiverSession extends SessionBase {
         if (n >= creditBatch && !isFinished() && !endVerified && !cancelled) {
             int grant = creditsToReturn.getAndSet(0);
             if (grant > 0) {
+                unreturned.addAndGet(-grant);
                 // On the application's thread, releasing a buffer: not the place for a transport's refusal.
                 guard(() -> send(FrameType.CREDIT, ControlFrames.credit(grant)));
             }
@@ -269,7 +287,11 @@ final class ReceiverSession extends SessionBase {
     private void onHandlerComplete() {
         handlerDone = true;
         if (!endVerified) {
-            fail(new RdmaFluxException(ErrorCode.CANCELLED, "receiver stopped reading " + progress()));
+            // Completed before the end: the handler took what it needed. A success here; the
+            // sender is told so (STOPPED), or CANCELLED if it predates that code.
+            stop = new RdmaFluxException(peerHello.has(Hello.TAKES_STOPPED) ? ErrorCode.STOPPED : ErrorCode.CANCELLED,
+                    "receiver stopped the stream on purpose " + progress() + " (its handler completed before the end)");
+            fail(stop);
             return;
         }
         handlerSucceeded = true;
@@ -296,7 +318,10 @@ final class ReceiverSession extends SessionBase {
             closeQuietly();
             // Closing gave the ring back (the handler is done with every slot).
             admission.streamEnded(this);
-            afterClose(result::tryEmitEmpty);
+            afterClose(() -> {
+                observation.ended(null, false);
+                result.tryEmitEmpty();
+            });
         }
     }
 
@@ -308,6 +333,21 @@ final class ReceiverSession extends SessionBase {
     @Override
     String peerRole() {
         return "sender";
+    }
+
+    @Override
+    public StreamOutcome.Side side() {
+        return StreamOutcome.Side.RECEIVER;
+    }
+
+    @Override
+    public long bytes() {
+        return checksum.bytes();
+    }
+
+    @Override
+    public int creditsInFlight() {
+        return Math.max(0, unreturned.get());
     }
 
     @Override
@@ -345,7 +385,16 @@ final class ReceiverSession extends SessionBase {
             Mono.delay(UNREAD_WAIT, timers.scheduler()).subscribe(x -> handlerRun.dispose());
         }
         releaseUnclaimed();
-        afterClose(streamStarted ? handlerEnded.asMono() : Mono.empty(), () -> result.tryEmitError(error));
+        boolean succeeded = error == stop;
+        afterClose(streamStarted ? handlerEnded.asMono() : Mono.empty(),
+                () -> {
+                    observation.ended(succeeded ? null : error, succeeded);
+                    if (succeeded) {
+                        result.tryEmitEmpty();
+                    } else {
+                        result.tryEmitError(error);
+                    }
+                });
     }
 
     /** If the application never subscribed, nobody will release what is queued: drain it here. */

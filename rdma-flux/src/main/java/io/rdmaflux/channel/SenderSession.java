@@ -28,13 +28,16 @@ import reactor.util.context.Context;
  * was already requested, so a slow receiver slows the source and memory stays bounded. A chunk
  * larger than the receiver's frame size is sent as several frames, one credit each.
  */
-final class SenderSession extends SessionBase {
+final class SenderSession extends SessionBase implements LiveStream {
 
     private final StreamMetadata metadata;
     private final Function<Session, ? extends Publisher<Chunk>> body;
     private final Sinks.One<Void> result = Sinks.one();
     private final StreamChecksum checksum = new StreamChecksum();
     private final Upstream upstream = new Upstream();
+    private volatile Observation observation = new Observation(StreamObserver.NONE, this);
+    /** What this sender's HELLO offers; tests clear it to play a sender older than STOPPED. */
+    int features = Hello.TAKES_STOPPED;
 
     // Flow state, guarded by "this".
     private int credits;
@@ -58,6 +61,12 @@ final class SenderSession extends SessionBase {
         this.body = body;
     }
 
+    /** Reports this stream's start and end to {@code observer}; before {@link #run()}. */
+    SenderSession observe(StreamObserver observer) {
+        observation = new Observation(observer, this);
+        return this;
+    }
+
     /**
      * Runs the session; the Mono completes when the receiver confirmed the whole stream. The
      * application's data is subscribed with the Reactor {@code Context} of this Mono's subscriber,
@@ -68,7 +77,7 @@ final class SenderSession extends SessionBase {
             upstream.context = Context.of(context);
             return result.asMono()
                     .doOnSubscribe(s -> begin(new Hello(Hello.Role.SENDER, localNonce, options.frameSize(),
-                            options.receiveSlots())));
+                            options.receiveSlots(), features)));
         });
         return outcome
                 // After the cancel has reached the sink, so that the failure is not dropped
@@ -109,6 +118,7 @@ final class SenderSession extends SessionBase {
             send(FrameType.METADATA, metadata.encode());
             session = new Session(localNonce, peerHello.nonce(), connection.name(), connection.describe(), metadata);
         }
+        observation.started();
         Publisher<Chunk> source;
         try {
             source = body.apply(session);
@@ -165,7 +175,10 @@ final class SenderSession extends SessionBase {
             }
         }
         if (succeed()) {
-            afterClose(result::tryEmitEmpty);
+            afterClose(() -> {
+                observation.ended(null, false);
+                result.tryEmitEmpty();
+            });
         }
     }
 
@@ -259,6 +272,27 @@ final class SenderSession extends SessionBase {
     }
 
     @Override
+    public StreamOutcome.Side side() {
+        return StreamOutcome.Side.SENDER;
+    }
+
+    @Override
+    public String peer() {
+        return connection.describe();
+    }
+
+    @Override
+    public synchronized long bytes() {
+        return checksum.bytes();
+    }
+
+    @Override
+    public synchronized int creditsInFlight() {
+        Hello hello = peerHello;
+        return hello == null || !isAuthenticated() ? 0 : hello.receiveSlots() - credits;
+    }
+
+    @Override
     String progress() {
         return "after " + checksum.bytes() + " bytes were sent";
     }
@@ -271,7 +305,10 @@ final class SenderSession extends SessionBase {
                 pending.poll().drop();
             }
         }
-        afterClose(() -> result.tryEmitError(error));
+        afterClose(() -> {
+            observation.ended(error, false);
+            result.tryEmitError(error);
+        });
     }
 
     /** Subscribes to the application's data; its demand is driven by {@link #pump()}. */

@@ -34,7 +34,13 @@ public enum ErrorCode {
     /** The receiver already serves a stream and takes no other, or its memory budget for streams is full. */
     BUSY(14),
     /** The side was interrupted by a signal (Ctrl-C, SIGTERM) and gave up the stream. */
-    INTERRUPTED(15);
+    INTERRUPTED(15),
+    /**
+     * The receiver ended the stream on purpose before its end: its handler completed, having
+     * taken what it needed. A success for the receiver; the sender's stream fails with it, so
+     * that a sender never takes a stream cut short for a whole one.
+     */
+    STOPPED(16);
 
     private final int wire;
 

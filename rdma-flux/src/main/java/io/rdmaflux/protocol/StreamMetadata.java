@@ -23,6 +23,13 @@ public record StreamMetadata(Map<String, String> attributes) {
     /** Payload size in bytes before codecs, when known. */
     public static final String SIZE = "size";
 
+    /**
+     * The prefix of the attributes that carry Reactor {@code Context} entries across the wire
+     * ({@code FluxSender.carryContext}): {@code context.trace-id} carries the entry
+     * {@code trace-id}, which the receiving handler finds in its own {@code Context}.
+     */
+    public static final String CONTEXT_PREFIX = "context.";
+
     private static final int MAX_ATTRIBUTES = 256;
 
     public StreamMetadata {
@@ -48,6 +55,22 @@ public record StreamMetadata(Map<String, String> attributes) {
     /** An attribute, or null. */
     public String get(String key) {
         return attributes.get(key);
+    }
+
+    /** A copy that carries one context entry (a null value removes it); see {@link #CONTEXT_PREFIX}. */
+    public StreamMetadata withContext(String key, String value) {
+        return with(CONTEXT_PREFIX + key, value);
+    }
+
+    /** The context entries this metadata carries, their prefix removed, in the order they were set. */
+    public Map<String, String> context() {
+        Map<String, String> m = new LinkedHashMap<>();
+        attributes.forEach((k, v) -> {
+            if (k.startsWith(CONTEXT_PREFIX) && k.length() > CONTEXT_PREFIX.length()) {
+                m.put(k.substring(CONTEXT_PREFIX.length()), v);
+            }
+        });
+        return Collections.unmodifiableMap(m);
     }
 
     /** The codec chain, or an empty string for none. */

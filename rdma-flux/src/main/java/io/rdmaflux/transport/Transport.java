@@ -30,7 +30,7 @@ public interface Transport {
     /**
      * Closes this transport's connections and listeners that are still open and stops the
      * threads serving them, waiting at most {@code timeout}; for a process about to exit (see
-     * {@link Transports#shutdown}). Later use starts afresh. The default has nothing to stop.
+     * {@code Transports.shutdown}). Later use starts afresh. The default has nothing to stop.
      */
     default void shutdown(Duration timeout) {
     }

@@ -54,7 +54,9 @@ class BuildersTest {
             Map.entry(Duration.class, Duration.ofSeconds(7)),
             // Made lazily: no thread starts unless a connection runs on them.
             Map.entry(reactor.netty.resources.LoopResources.class, reactor.netty.resources.LoopResources.create("builders-test")),
-            Map.entry(io.rdmaflux.protocol.StreamMetadata.class, io.rdmaflux.protocol.StreamMetadata.empty().with("name", "x")));
+            Map.entry(io.rdmaflux.protocol.StreamMetadata.class, io.rdmaflux.protocol.StreamMetadata.empty().with("name", "x")),
+            Map.entry(String[].class, new String[] {"trace-id"}),
+            Map.entry(StreamObserver.class, new StreamObserver() { }));
 
     static Stream<Object> builders() {
         return Stream.of(FluxSender.create(), FluxReceiver.create(), ChannelOptions.defaults());

@@ -12,8 +12,26 @@ import java.nio.ByteBuffer;
  * @param nonce        32 random bytes, mixed into the authentication proofs and session keys
  * @param frameSize    largest data payload the side accepts
  * @param receiveSlots the side's receive ring size: the credits its peer starts with
+ * @param features     what else the side understands, one bit each ({@link #TAKES_STOPPED}); a
+ *                     side that predates a bit sends 0 there and ignores what it receives
  */
-public record Hello(Role role, byte[] nonce, int frameSize, int receiveSlots) {
+public record Hello(Role role, byte[] nonce, int frameSize, int receiveSlots, int features) {
+
+    /**
+     * A sender with this bit understands ERROR code 16 (STOPPED): a receiver tells it that its
+     * handler ended the stream on purpose, and tells an older sender CANCELLED instead.
+     */
+    public static final int TAKES_STOPPED = 1;
+
+    /** A HELLO with no feature bits. */
+    public Hello(Role role, byte[] nonce, int frameSize, int receiveSlots) {
+        this(role, nonce, frameSize, receiveSlots, 0);
+    }
+
+    /** Whether the side set {@code bit}. */
+    public boolean has(int bit) {
+        return (features & bit) != 0;
+    }
 
     /** Which end of a stream a side is. */
     public enum Role {
@@ -32,7 +50,7 @@ public record Hello(Role role, byte[] nonce, int frameSize, int receiveSlots) {
     public ByteBuffer encode() {
         ByteBuffer b = ByteBuffer.allocate(BYTES);
         b.putInt(ProtocolVersion.MAGIC).putShort((short) ProtocolVersion.CURRENT)
-                .put((byte) role.code).put((byte) 0).put(nonce).putInt(frameSize).putInt(receiveSlots);
+                .put((byte) role.code).put((byte) features).put(nonce).putInt(frameSize).putInt(receiveSlots);
         return b.flip();
     }
 
@@ -55,7 +73,7 @@ public record Hello(Role role, byte[] nonce, int frameSize, int receiveSlots) {
             throw new RdmaFluxException(ErrorCode.PROTOCOL, "HELLO frame too short");
         }
         int roleCode = b.get();
-        b.get();
+        int features = Byte.toUnsignedInt(b.get());
         byte[] nonce = new byte[ProtocolVersion.NONCE_BYTES];
         b.get(nonce);
         int frameSize = b.getInt();
@@ -64,6 +82,6 @@ public record Hello(Role role, byte[] nonce, int frameSize, int receiveSlots) {
         if (role == null || frameSize <= 0 || slots <= 0) {
             throw new RdmaFluxException(ErrorCode.PROTOCOL, "malformed HELLO frame");
         }
-        return new Hello(role, nonce, frameSize, slots);
+        return new Hello(role, nonce, frameSize, slots, features);
     }
 }

@@ -149,7 +149,7 @@ public final class RdmaTransport implements Transport {
     /**
      * Closes every RDMA connection and listener of this JVM still open and waits, at most
      * {@code timeout}, until all are released; their threads then end without another native
-     * wait. For a process about to exit ({@link io.rdmaflux.transport.Transports#shutdown}):
+     * wait. For a process about to exit ({@code Transports.shutdown}):
      * the JVM's exit would otherwise wait for a thread inside a native wait. Connections close as
      * {@link FrameConnection#close()} does, sending what is queued first.
      */

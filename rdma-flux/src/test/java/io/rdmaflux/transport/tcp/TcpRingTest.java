@@ -71,8 +71,9 @@ class TcpRingTest {
     void aStreamTheReceiverCancelsGivesBackTheSlotsOfFramesStillArriving() {
         Mono<Void> outcome = run(in -> in.receive().take(3).then(),
                 s -> Flux.range(0, 1000).map(i -> Chunk.wrap(ByteBuffer.wrap(TestData.bytes(i, FRAME)))));
-        assertCode(outcome, ErrorCode.CANCELLED);
-        awaitRingsEmpty("the receiver cancelled");
+        // A handler that completes early stops the stream on purpose: a success on the receiver.
+        outcome.block(WAIT);
+        awaitRingsEmpty("the receiver stopped");
     }
 
     /**
