@@ -84,6 +84,7 @@ class FanoutE2ETest {
                 "--to", "h3:" + dir.resolve("three"));
 
         assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(dir.resolve("one")).as(t.err()).exists();
         assertThat(RdcpE2ETest.listing(dir.resolve("one"))).isEqualTo(want);
         assertThat(RdcpE2ETest.listing(dir.resolve("three"))).isEqualTo(want);
         assertThat(dir.resolve("dead")).doesNotExist();
@@ -143,7 +144,7 @@ class FanoutE2ETest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.2"))) {
             closed = s.getLocalPort();
         }
-        Path config = dir.resolve("ssh config with a dead host");
+        Path config = dir.resolve("ssh-config-with-hdead");
         // First: ssh takes the first value it finds for an option.
         Files.writeString(config, "Host hdead\n  HostName 127.0.0.2\n  Port " + closed + "\n\n"
                 + Files.readString(sshd.sshConfig(), StandardCharsets.UTF_8), StandardCharsets.UTF_8);
