@@ -92,6 +92,7 @@ final class Fanout {
         Meter meter = new Meter();
         Fanout fanout = new Fanout(command, targets, shell, meter, names);
         if (command.flags.progress) {
+            meter.detail(fanout::hosts);
             meter.startProgress(fanout::show);
         }
         meter.streamStarted();

@@ -59,7 +59,7 @@ class FanoutE2ETest {
         Map<String, String> want = RdcpE2ETest.listing(src);
         Path existing = Files.createDirectory(dir.resolve("at h2"));
 
-        Tool t = rdcp(sshd.rsh(), "-r", "-v", "--zstd", "--encrypt", src.toString(),
+        Tool t = rdcp(sshd.rsh(), "-r", "-v", "--progress", "--zstd", "--encrypt", src.toString(),
                 "--to", "h1:" + dir.resolve("at h1"), "--to", "h2:" + existing, "--to", "h3:" + dir.resolve("at h3"));
 
         assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
@@ -72,6 +72,8 @@ class FanoutE2ETest {
             assertThat(t.err()).containsPattern("(?m)^rdcp: " + h + ": 30[0-9] files, [0-9]+ bytes in place at ");
         }
         assertThat(t.err()).contains("to 3 hosts");
+        // --progress: each host's files, on the last progress line as on every one.
+        assertThat(t.err()).contains("306/306 files").contains("files at h1 306, h2 306, h3 306");
     }
 
     @Test
