@@ -29,7 +29,10 @@ final class AgentPipelines implements Agent.JobRunner {
     public Mono<Void> run(AgentMessage.Job job, Agent.Control control) {
         Map<String, Object> pipeline = job.pipeline();
         boolean deferred = pipeline.get("sink") instanceof Map<?, ?> sink && "send".equals(sink.get("type"))
-                && !sink.containsKey("host") && !sink.containsKey("port");
+                && !sink.containsKey("host") && !sink.containsKey("port")
+                // A relay (rdcp's fan-out) forwards where the coordinator says, as a send sink connects.
+                || pipeline.get("source") instanceof Map<?, ?> source && "receive".equals(source.get("type"))
+                && source.containsKey("forward");
         PipelineConfig config = config(pipeline, PluginRegistry.load(PluginRegistry.defaultDirectory(System.getenv())),
                 deferred);
         PipelineListener listener = new PipelineListener() {
@@ -80,7 +83,9 @@ final class AgentPipelines implements Agent.JobRunner {
                 }
             }
         };
+        // Port 0: no host to send to after all (a relay whose next hosts all failed): nothing is sent.
         Mono<InetSocketAddress> downstream = control.downstream()
+                .filter(c -> c.port() != 0)
                 .map(c -> InetSocketAddress.createUnresolved(c.host(), c.port()));
         return Mono.fromCallable(() -> config.toPipeline(deferred ? downstream : null))
                 .flatMap(p -> p.listener(listener)
@@ -130,7 +135,7 @@ final class AgentPipelines implements Agent.JobRunner {
         if (pipeline.get("sink") != null) {
             Part p = Part.of("sink", pipeline.get("sink"));
             Map<String, Object> options = p.options();
-            if (deferred) {
+            if (deferred && "send".equals(p.type())) {
                 options.put("host", "coordinator");
                 options.put("port", 1);
             }

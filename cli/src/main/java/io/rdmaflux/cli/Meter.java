@@ -27,6 +27,8 @@ final class Meter {
     private volatile long files = -1;
     private volatile long totalFiles = -1;
     private volatile long links = -1;
+    /** More to say at the end of the progress line (rdcp --to: each host's files), or null. */
+    private volatile java.util.function.Supplier<String> detail;
     private Thread ticker;
     /** (time, bytes) samples of the last window, oldest first; guarded by "this". */
     private final ArrayDeque<long[]> samples = new ArrayDeque<>();
@@ -130,6 +132,11 @@ final class Meter {
         return n > 0 ? separator + Plural.count(n, "link") : "";
     }
 
+    /** What the progress line ends with, asked at each redraw. */
+    void detail(java.util.function.Supplier<String> detail) {
+        this.detail = detail;
+    }
+
     /** Starts redrawing a progress line on stderr twice a second. */
     void startProgress() {
         startProgress(() -> { });
@@ -184,6 +191,10 @@ final class Meter {
             l.append(String.format(Locale.ROOT, "  ETA %d:%02d:%02d", eta / 3600, eta / 60 % 60, eta % 60));
         }
         l.append(String.format(Locale.ROOT, "  %ds", (long) seconds()));
+        java.util.function.Supplier<String> more = detail;
+        if (more != null) {
+            l.append("  ").append(more.get());
+        }
         return l.toString();
     }
 

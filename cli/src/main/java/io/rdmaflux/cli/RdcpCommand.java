@@ -41,7 +41,7 @@ import reactor.core.publisher.Mono;
  */
 @Command(name = "rdcp", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         usageHelpAutoWidth = true,
-        customSynopsis = "rdcp [OPTIONS] SRC... DST",
+        customSynopsis = {"rdcp [OPTIONS] SRC... DST", "rdcp [OPTIONS] SRC... --to DEST [--to DEST]..."},
         description = {
             "Copy files and directory trees between hosts at link speed, over RDMA when both hosts have it "
                 + "and TCP otherwise. SRC and DST are local paths or [user@]host:path, as for scp and rsync; "
@@ -77,10 +77,16 @@ import reactor.core.publisher.Mono;
                 + "without -r, is 66; a destination that cannot be created or written, 73 or 74."})
 final class RdcpCommand implements Callable<Integer> {
 
-    @Parameters(arity = "2..*", paramLabel = "SRC... DST", hideParamSyntax = true,
+    @Parameters(arity = "1..*", paramLabel = "SRC... DST", hideParamSyntax = true,
             description = "What to copy, and where: local paths or [user@]host:path (host: alone is the home "
                 + "directory there). All SRCs are on one host.")
     List<String> args;
+
+    @Option(names = "--to", paramLabel = "DEST", description = "Copy to several hosts at once (then give no DST): "
+        + "each DEST as DST is, in a chain in the order given; each host writes the copy while it sends it on to "
+        + "the next, so the source sends it once. A host that fails is named and the others complete (exit: the "
+        + "first failed host's status).")
+    List<String> to;
 
     @Option(names = {"-r", "--recursive"}, description = "Copy directories, with everything below them.")
     boolean recursive;
@@ -126,6 +132,9 @@ final class RdcpCommand implements Callable<Integer> {
     public Integer call() {
         Console.configure("rdcp", flags.verbose, flags.debug);
         checkOptions();
+        if (to != null) {
+            return Fanout.command(this, remote.shell(System.getenv()));   // one copy to many hosts
+        }
         Plan plan = plan();
         habits.checkDelete(delete, plan);
         EntryNames names = new EntryNames(Console::outLine);
@@ -181,6 +190,9 @@ final class RdcpCommand implements Callable<Integer> {
 
     /** Checks the arguments: one host for all sources, a name for each, -r where needed. */
     Plan plan() {
+        if (args.size() < 2) {
+            throw new UsageException("missing arguments: expected SRC... DST");
+        }
         List<RemoteHost.Location> locations = new ArrayList<>();
         for (String a : args) {
             if (a.isEmpty()) {

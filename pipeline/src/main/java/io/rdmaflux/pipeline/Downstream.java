@@ -62,6 +62,11 @@ public final class Downstream {
         return codecs;
     }
 
+    /** What makes the run fail when it emits (a runner's abort), or null: a relay's forward heeds it too. */
+    Mono<? extends Throwable> failOn() {
+        return failOn;
+    }
+
     /** Where the source reports events such as the address it listens on. */
     public PipelineListener listener() {
         return listener;

@@ -48,9 +48,11 @@ public final class ReceiveSource implements PipelineSource {
     private final ChannelOptions options;
     private final Duration timeout;
     private final boolean requireEncryption;
+    /** Where the stream goes on to while this pipeline's sink writes it (a relay), or null. */
+    private final SendSink forward;
 
     private ReceiveSource(String bind, int port, byte[] key, TransportKind transport, ChannelOptions options,
-                          Duration timeout, boolean requireEncryption) {
+                          Duration timeout, boolean requireEncryption, SendSink forward) {
         this.bind = bind;
         this.port = port;
         this.key = key;
@@ -58,6 +60,7 @@ public final class ReceiveSource implements PipelineSource {
         this.options = options;
         this.timeout = timeout;
         this.requireEncryption = requireEncryption;
+        this.forward = forward;
     }
 
     /** A source listening on all interfaces at {@code port} (0: pick one), with the shared key. */
@@ -66,21 +69,21 @@ public final class ReceiveSource implements PipelineSource {
             throw new IllegalArgumentException("port must be between 0 and 65535, was " + port);
         }
         return new ReceiveSource("0.0.0.0", port, Objects.requireNonNull(key, "key").clone(), TransportKind.AUTO,
-                ChannelOptions.defaults(), Duration.ZERO, false);
+                ChannelOptions.defaults(), Duration.ZERO, false, null);
     }
 
     /** The local address to listen on (default: all interfaces). */
     public ReceiveSource bind(String address) {
-        return new ReceiveSource(Objects.requireNonNull(address), port, key, transport, options, timeout, requireEncryption);
+        return new ReceiveSource(Objects.requireNonNull(address), port, key, transport, options, timeout, requireEncryption, forward);
     }
 
     /** AUTO (RDMA and TCP on the same port when RDMA is usable), RDMA or TCP. */
     public ReceiveSource transport(TransportKind transport) {
-        return new ReceiveSource(bind, port, key, Objects.requireNonNull(transport), options, timeout, requireEncryption);
+        return new ReceiveSource(bind, port, key, Objects.requireNonNull(transport), options, timeout, requireEncryption, forward);
     }
 
     public ReceiveSource options(ChannelOptions options) {
-        return new ReceiveSource(bind, port, key, transport, Objects.requireNonNull(options), timeout, requireEncryption);
+        return new ReceiveSource(bind, port, key, transport, Objects.requireNonNull(options), timeout, requireEncryption, forward);
     }
 
     /**
@@ -91,7 +94,7 @@ public final class ReceiveSource implements PipelineSource {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must not be negative");
         }
-        return new ReceiveSource(bind, port, key, transport, options, timeout, requireEncryption);
+        return new ReceiveSource(bind, port, key, transport, options, timeout, requireEncryption, forward);
     }
 
     /**
@@ -99,7 +102,18 @@ public final class ReceiveSource implements PipelineSource {
      * path could strip encryption from the chain the sender announced.
      */
     public ReceiveSource requireEncryption(boolean require) {
-        return new ReceiveSource(bind, port, key, transport, options, timeout, require);
+        return new ReceiveSource(bind, port, key, transport, options, timeout, require, forward);
+    }
+
+    /**
+     * Makes this source a relay: the stream it receives goes on to {@code next} (another
+     * host's receive source) while this pipeline's sink writes it, encoded again with the chain
+     * its sender announced. The run's outcome is this pipeline's own: the next host failing does
+     * not fail it, nor does this sink failing stop the forward (see the chains of {@code rdcp --to}).
+     */
+    public ReceiveSource forward(SendSink next) {
+        return new ReceiveSource(bind, port, key, transport, options, timeout, requireEncryption,
+                Objects.requireNonNull(next, "next"));
     }
 
     @Override
@@ -130,7 +144,10 @@ public final class ReceiveSource implements PipelineSource {
                         if (!chain.isEmpty()) {
                             data = chain.decode(data, CodecContext.forSession(in.session(), key));
                         }
-                        Mono<Void> handled = downstream.accept(new SourceStream(data, in.metadata(), wire::get))
+                        Mono<SinkResult> accepted = forward == null
+                                ? downstream.accept(new SourceStream(data, in.metadata(), wire::get))
+                                : new Relay(forward).run(data, in.metadata(), wire::get, chain, downstream);
+                        Mono<Void> handled = accepted
                                 .doOnNext(result::set)
                                 .doOnError(e -> {
                                     if (e instanceof ConnectorException ce && ce.exitStatus().isPresent()) {
@@ -175,7 +192,7 @@ public final class ReceiveSource implements PipelineSource {
 
     @Override
     public String describe() {
-        return "receive on " + bind + ":" + port;
+        return "receive on " + bind + ":" + port + (forward == null ? "" : " and " + forward.describe());
     }
 
     @Override

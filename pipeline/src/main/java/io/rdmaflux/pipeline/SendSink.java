@@ -51,6 +51,11 @@ public final class SendSink implements PipelineSink {
                 Objects.requireNonNull(key, "key").clone(), TransportKind.AUTO, ChannelOptions.defaults());
     }
 
+    /** {@link #create} for an address held as one value (unresolved: looked up when connecting). */
+    public static SendSink to(InetSocketAddress address, byte[] key) {
+        return create(address.getHostString(), address.getPort(), key);
+    }
+
     /**
      * A sink whose receiver is known only once the pipeline runs: it connects when
      * {@code address} gives it (a coordinator that starts the receiving end at the same time

@@ -119,7 +119,10 @@ public sealed interface AgentMessage {
         }
     }
 
-    /** Where the agent's {@code send} sink is to connect, once the downstream receiver has reported its port. */
+    /**
+     * Where the agent's {@code send} sink (or relay) is to connect, once the downstream receiver
+     * has reported its port; port 0: nowhere, a relay whose next hosts all failed writes alone.
+     */
     record Connect(String host, int port) implements AgentMessage {
         @Override
         public String toLine() {
@@ -280,7 +283,7 @@ public sealed interface AgentMessage {
                         flag(m, "verbose"), flag(m, "debug"),
                         m.containsKey("names") ? (int) integer(m, "names", 0, 2) : 0);
             }
-            case "connect" -> new Connect(text(m, "host", true), (int) integer(m, "port", 1, 65535));
+            case "connect" -> new Connect(text(m, "host", true), (int) integer(m, "port", 0, 65535));
             case "listening" -> {
                 List<String> transports = m.get("transports") instanceof List<?> l
                         ? l.stream().map(String::valueOf).toList() : List.of();

@@ -69,7 +69,7 @@ class AgentMessagePropertyTest {
                 yield new AgentMessage.Job(pipeline, inRange(r, 0, Integer.MAX_VALUE), r.nextBoolean(),
                         r.nextBoolean());
             }
-            case 2 -> new AgentMessage.Connect(nastyText(r), inRange(r, 1, 65535));
+            case 2 -> new AgentMessage.Connect(nastyText(r), inRange(r, 0, 65535));
             case 3 -> {
                 List<String> transports = new ArrayList<>();
                 int n = r.nextInt(4);
@@ -107,7 +107,7 @@ class AgentMessagePropertyTest {
             assertThat(j.progressInterval()).as(as).isBetween(0L, (long) Integer.MAX_VALUE);
         } else if (m instanceof AgentMessage.Connect c) {
             assertThat(c.host()).as(as).isNotNull();
-            assertThat(c.port()).as(as).isBetween(1, 65535);
+            assertThat(c.port()).as(as).isBetween(0, 65535);
         } else if (m instanceof AgentMessage.Listening l) {
             assertThat(l.port()).as(as).isBetween(1, 65535);
             assertThat(l.transports()).as(as).doesNotContainNull();
@@ -168,7 +168,7 @@ class AgentMessagePropertyTest {
     private static final Map<String, List<Object[]>> RANGES = Map.of(
             "hello", List.<Object[]>of(new Object[] {"protocol", 0L, (long) Integer.MAX_VALUE}),
             "job", List.<Object[]>of(new Object[] {"progress-interval", 0L, (long) Integer.MAX_VALUE}),
-            "connect", List.<Object[]>of(new Object[] {"port", 1L, 65535L}),
+            "connect", List.<Object[]>of(new Object[] {"port", 0L, 65535L}),
             "listening", List.<Object[]>of(new Object[] {"port", 1L, 65535L}),
             "progress", List.of(new Object[] {"bytes", 0L, Long.MAX_VALUE}, new Object[] {"files", 0L, Long.MAX_VALUE},
                     new Object[] {"total-bytes", 0L, Long.MAX_VALUE}),

@@ -20,6 +20,8 @@ class AgentMessageTest {
                 new AgentMessage.Job(Map.of("source", Map.of("type", "file", "path", "/a b/ü"),
                         "stages", List.of(Map.of("type", "zstd", "level", 3L))), 1000, true, false),
                 new AgentMessage.Connect("127.0.0.3", 65535),
+                // Port 0: nowhere to send (a relay whose next hosts all failed, rdcp --to).
+                new AgentMessage.Connect("nowhere", 0),
                 new AgentMessage.Listening(1, List.of("rdma", "tcp")),
                 new AgentMessage.Started(),
                 new AgentMessage.Progress(Long.MAX_VALUE),
@@ -40,7 +42,7 @@ class AgentMessageTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"not json", "{}", "{\"type\":1}", "{\"type\":\"connect\",\"host\":\"h\",\"port\":0}",
+    @ValueSource(strings = {"not json", "{}", "{\"type\":1}", "{\"type\":\"connect\",\"host\":\"h\",\"port\":-1}",
         "{\"type\":\"done\",\"status\":256}", "{\"type\":\"job\",\"pipeline\":[]}", "{\"type\":\"hello\"}",
         "{\"type\":\"job\",\"pipeline\":{},\"verbose\":\"yes\"}", "{\"type\":\"progress\",\"bytes\":-1}"})
     void refusesMalformedMessages(String line) {

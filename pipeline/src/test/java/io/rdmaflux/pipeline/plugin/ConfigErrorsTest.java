@@ -422,6 +422,20 @@ class ConfigErrorsTest {
     }
 
     @Test
+    void aRelayIsWrittenAsAReceiveSourceWithForward() {
+        // A chain in pipeline files: each middle host writes what it receives and sends it on.
+        PipelineConfig c = PipelineConfig.parse("""
+                source: {type: receive, port: 7691, key: k, forward: "h3:7692"}
+                sink: {type: file, path: %s}
+                """.formatted(dir.resolve("out")), "p.yaml", PLUGINS, Map.of());
+        assertThat(c.toPipeline().describe()).startsWith("receive on 0.0.0.0:7691 and send to h3:7692 -> ");
+        assertThat(errors("""
+                source: {type: receive, port: 7691, key: k, forward: h3}
+                sink: {type: file, path: /tmp/x}
+                """, Map.of())).singleElement().asString().contains("source.forward").contains("must be HOST:PORT");
+    }
+
+    @Test
     void commandPluginsAndFiltersParse() {
         PipelineConfig c = PipelineConfig.parse("""
                 source: {type: command, argv: [tar, c, .], directory: /tmp, env: [LC_ALL=C], grace: 2s}

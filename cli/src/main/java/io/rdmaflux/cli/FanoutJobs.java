@@ -1,0 +1,93 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.cli.remote.AgentMessage;
+import io.rdmaflux.codec.AesGcmStage;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The jobs of a fan-out's ends, from rdcp's options: the source's (the tree, the codec stages,
+ * a send sink told later where to connect) and each host's (a receive source, a relay but for
+ * the last host, and a tree sink where that host's DEST says).
+ */
+final class FanoutJobs {
+
+    /** How long a host's receiver waits for its sender: the hosts before it start and connect in that time. */
+    static final String SENDER_WAIT = "120s";
+
+    private final RdcpCommand command;
+
+    FanoutJobs(RdcpCommand command) {
+        this.command = command;
+    }
+
+    /** The source's job: the tree with the stages, sent where the coordinator says. */
+    AgentMessage.Job sender(String key, RdcpCommand.Plan plan, long progress) {
+        Map<String, Object> source = new LinkedHashMap<>(plan.source());
+        if (command.flags.progress) {
+            source.put("count", true);
+        }
+        if (command.habits.bwlimit > 0) {
+            source.put("bwlimit", command.habits.bwlimit);
+        }
+        Map<String, Object> send = new LinkedHashMap<>(Map.of("type", "send", "key", key));
+        channel(send);
+        return job(source, stages(), send, progress, 0);
+    }
+
+    /** A host's job: receive, write at its DEST, and (a relay) send on to the next host. */
+    AgentMessage.Job receiver(String key, RdcpCommand.Plan plan, boolean relay, long progress, int named) {
+        Map<String, Object> receive = new LinkedHashMap<>(Map.of("type", "receive", "key", key, "port", 0));
+        channel(receive);
+        receive.put("timeout", SENDER_WAIT);
+        if (command.encrypt) {
+            receive.put("require-encryption", true);
+        }
+        if (relay) {
+            receive.put("forward", "next-host:1");   // where, the coordinator says (connect)
+        }
+        Map<String, Object> tree = new LinkedHashMap<>();
+        tree.put("type", "tree");
+        tree.put("path", plan.destPath());
+        if (plan.name() != null) {
+            tree.put("name", plan.name());
+            if (plan.destPath().endsWith("/")) {
+                tree.put("directory", true);   // as rsync: DST/ is a directory, made when missing
+            }
+        }
+        tree.put("delete", command.delete);
+        tree.put("dry-run", command.habits.dryRun);
+        return job(receive, List.of(), tree, progress, named);
+    }
+
+    private void channel(Map<String, Object> m) {
+        m.put("transport", command.flags.transport.name().toLowerCase(Locale.ROOT));
+        m.put("frame-size", command.flags.frameSize);
+        m.put("slots", command.flags.slots);
+    }
+
+    private List<Object> stages() {
+        List<Object> s = new ArrayList<>();
+        if (command.zstd.level != null) {
+            s.add(Map.of("type", "zstd", "level", command.zstd.level));
+        }
+        if (command.encrypt) {
+            s.add(Map.of("type", AesGcmStage.NAME));
+        }
+        return s;
+    }
+
+    private AgentMessage.Job job(Map<String, Object> source, List<Object> stages, Map<String, Object> sink,
+                                 long progress, int named) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("source", source);
+        if (!stages.isEmpty()) {
+            m.put("stages", stages);
+        }
+        m.put("sink", sink);
+        return new AgentMessage.Job(m, progress, command.flags.verbose, command.flags.debug, named);
+    }
+}

@@ -1,0 +1,204 @@
+package io.rdmaflux.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.rdmaflux.cli.remote.ShellWords;
+import io.rdmaflux.cli.remote.SshFixture;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code rdcp SRC --to DEST --to DEST...} as users run it, against the loopback sshd's three
+ * hosts (h1, h2, h3 on 127.0.0.1/.2/.3): the chain, a host that cannot be reached, a host
+ * killed mid-copy, and Ctrl-C. Every process of a test carries its temporary directory in its
+ * command line, so "nothing left running" looks at those only (and at sshd's sessions).
+ */
+class FanoutE2ETest {
+
+    @RegisterExtension
+    static final SshFixture sshd = new SshFixture();
+
+    private static final Duration LIMIT = Duration.ofSeconds(180);
+
+    @TempDir
+    Path dir;
+
+    private Path tool;
+
+    @RegisterExtension
+    final NothingLeftRunning nothingLeft = NothingLeftRunning.markedBy(() -> dir).andNoSessionsOf(sshd);
+
+    @BeforeEach
+    void wrapper() throws IOException {
+        tool = dir.resolve("rdflux on remote");
+        Files.writeString(tool, "#!/bin/sh\n"
+                + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
+                + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote("-Drdflux.test.marker=" + dir) + "\n"
+                + "exec " + ShellWords.quote(Tool.HOME.resolve("bin/rdflux").toString()) + " \"$@\"\n");
+        Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    @Test
+    void aTreeToThreeHostsArrivesIdenticalAtEach() throws Exception {
+        Path src = RdcpE2ETest.tree(dir.resolve("src"));
+        Map<String, String> want = RdcpE2ETest.listing(src);
+        Path existing = Files.createDirectory(dir.resolve("at h2"));
+
+        Tool t = rdcp(sshd.rsh(), "-r", "-v", "--progress", "--zstd", "--encrypt", src.toString(),
+                "--to", "h1:" + dir.resolve("at h1"), "--to", "h2:" + existing, "--to", "h3:" + dir.resolve("at h3"));
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(RdcpE2ETest.listing(dir.resolve("at h1"))).isEqualTo(want);
+        assertThat(RdcpE2ETest.listing(existing.resolve("src"))).as("inside an existing directory, as rdcp does")
+                .isEqualTo(want);
+        assertThat(RdcpE2ETest.listing(dir.resolve("at h3"))).isEqualTo(want);
+        // -v: a line per host at the end.
+        for (String h : List.of("h1", "h2", "h3")) {
+            assertThat(t.err()).containsPattern("(?m)^rdcp: " + h + ": 30[0-9] files, [0-9]+ bytes in place at ");
+        }
+        assertThat(t.err()).contains("to 3 hosts");
+        // --progress: each host's files, on the last progress line as on every one.
+        assertThat(t.err()).contains("306/306 files").contains("files at h1 306, h2 306, h3 306");
+    }
+
+    @Test
+    void aHostThatCannotBeReachedIsLeftOutAndTheOthersComplete() throws Exception {
+        Path src = RdcpE2ETest.tree(dir.resolve("src"));
+        Map<String, String> want = RdcpE2ETest.listing(src);
+        String rsh = "ssh -F " + withDeadHost();
+
+        Tool t = rdcp(rsh, "-r", src + "/", "--to", "h1:" + dir.resolve("one"), "--to", "hdead:" + dir.resolve("dead"),
+                "--to", "h3:" + dir.resolve("three"));
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(dir.resolve("one")).as(t.err()).exists();
+        assertThat(RdcpE2ETest.listing(dir.resolve("one"))).isEqualTo(want);
+        assertThat(RdcpE2ETest.listing(dir.resolve("three"))).isEqualTo(want);
+        assertThat(dir.resolve("dead")).doesNotExist();
+        assertThat(t.err()).contains("rdcp: hdead: ssh connection refused")
+                .contains("1 of 3 destinations failed (hdead); the other 2 have the copy")
+                .doesNotContain("Exception");
+    }
+
+    @Test
+    void aHostKilledMidCopyFailsAloneAndTheHostsAfterItAreFedAgain() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files.writeString(src.resolve("a-small"), "small");
+        Files2.random(src.resolve("big.bin"), 24L << 20, 3);
+        Map<String, String> want = RdcpE2ETest.listing(src);
+
+        // Slowed down, so that the copy is caught in the middle.
+        Tool t = rdcp(sshd.rsh(), "-r", "--bwlimit", "4M", src + "/", "--to", "h1:" + dir.resolve("one"),
+                "--to", "h2:" + dir.resolve("two"), "--to", "h3:" + dir.resolve("three"));
+        awaitInProgress(t, dir.resolve(".rdflux-two.part/big.bin"));
+        List<ProcessHandle> agents = agentsOn("127.0.0.2");
+        assertThat(agents).as("h2's agent").isNotEmpty();
+        for (ProcessHandle p : agents) {
+            new ProcessBuilder("kill", "-KILL", Long.toString(p.pid())).start().waitFor();
+        }
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isNotZero().isNotEqualTo(ExitCode.INTERRUPTED);
+        assertThat(RdcpE2ETest.listing(dir.resolve("one"))).isEqualTo(want);
+        assertThat(RdcpE2ETest.listing(dir.resolve("three"))).as("fed again after h2 died").isEqualTo(want);
+        assertThat(dir.resolve("two")).doesNotExist();
+        assertThat(t.err()).contains("feeding again the host cut off by a failure: h3")
+                .containsPattern("(?m)^rdcp: h2: ")
+                .contains("1 of 3 destinations failed (h2)")
+                .doesNotContain("Exception");
+    }
+
+    @Test
+    void ctrlCEndsEveryHostsPartAndLeavesNothingRunning() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files2.random(src.resolve("big.bin"), 64L << 20, 4);
+
+        Tool t = rdcp(sshd.rsh(), "-r", "--bwlimit", "4M", src + "/", "--to", "h1:" + dir.resolve("one"),
+                "--to", "h2:" + dir.resolve("two"), "--to", "h3:" + dir.resolve("three"));
+        awaitInProgress(t, dir.resolve(".rdflux-three.part/big.bin"));
+        t.signal("INT");
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.INTERRUPTED);
+        assertThat(t.err()).contains("interrupted by SIGINT").doesNotContain("Exception");
+        for (String d : List.of("one", "two", "three")) {
+            assertThat(dir.resolve(d)).as("nothing under the destination's name").doesNotExist();
+        }
+        // The extension then checks that no process of this test and no ssh session is left.
+    }
+
+    /** The fixture's client configuration with one more host, hdead: 127.0.0.2 on a port nobody listens on. */
+    private Path withDeadHost() throws IOException {
+        int closed;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.2"))) {
+            closed = s.getLocalPort();
+        }
+        Path config = dir.resolve("ssh-config-with-hdead");
+        // First: ssh takes the first value it finds for an option.
+        Files.writeString(config, "Host hdead\n  HostName 127.0.0.2\n  Port " + closed + "\n\n"
+                + Files.readString(sshd.sshConfig(), StandardCharsets.UTF_8), StandardCharsets.UTF_8);
+        return config;
+    }
+
+    /** The processes an ssh session to {@code address} started (their SSH_CONNECTION says so), of this test. */
+    private List<ProcessHandle> agentsOn(String address) {
+        String marker = dir.toString();
+        return ProcessHandle.allProcesses().filter(p -> p.isAlive()
+                && p.info().commandLine().map(c -> c.contains(marker)).orElse(false)
+                && sshServerAddress(p).equals(address)).toList();
+    }
+
+    private static String sshServerAddress(ProcessHandle p) {
+        try {
+            String env = Files.readString(Path.of("/proc", Long.toString(p.pid()), "environ"), StandardCharsets.ISO_8859_1);
+            for (String v : env.split("\0")) {
+                if (v.startsWith("SSH_CONNECTION=")) {
+                    String[] f = v.substring("SSH_CONNECTION=".length()).split(" ");
+                    return f.length == 4 ? f[2] : "";
+                }
+            }
+        } catch (IOException e) {
+            // Gone already.
+        }
+        return "";
+    }
+
+    private static void awaitInProgress(Tool t, Path file) throws IOException {
+        await("a file in progress at " + file).atMost(LIMIT).pollInterval(Duration.ofMillis(20))
+                .until(() -> inProgress(file) || !t.process.isAlive());
+        assertThat(inProgress(file)).as("a file in progress at " + file + "; rdcp said: " + t.err()).isTrue();
+    }
+
+    private static boolean inProgress(Path file) throws IOException {
+        if (Files.exists(file)) {
+            return true;
+        }
+        Path parent = file.getParent();
+        if (!Files.isDirectory(parent)) {
+            return false;
+        }
+        try (Stream<Path> s = Files.list(parent)) {
+            return s.anyMatch(p -> p.getFileName().toString().startsWith(".rdflux-" + file.getFileName()));
+        }
+    }
+
+    private Tool rdcp(String rsh, String... args) {
+        List<String> all = new ArrayList<>(List.of("-e", rsh, "--rdflux-path", ShellWords.quote(tool.toString())));
+        all.addAll(List.of(args));
+        return Tool.start(dir, "rdcp", ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE,
+                Map.of("RDFLUX_JAVA_OPTS", "-Drdflux.test.marker=" + dir), all.toArray(String[]::new));
+    }
+}
