@@ -50,10 +50,14 @@ public final class StoreService implements AutoCloseable {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
     /**
      * Memory per stream: the receive ring is 4 frames of 64 KiB, 256 KiB of direct memory per
-     * stream whatever its length. A receiver-wide memory budget (issue 25, in progress beside
-     * this sample) belongs here too, on the FluxReceiver, to refuse streams beyond it as BUSY.
+     * stream whatever its length.
      */
     static final ChannelOptions OPTIONS = ChannelOptions.defaults().withFrameSize(64 * 1024).withReceiveSlots(4);
+    /**
+     * The receiver's memory budget: 8 rings, 2 MiB of direct memory for all streams at once; a
+     * ninth stream at the same time is refused with BUSY before its ring is allocated.
+     */
+    static final long MEMORY_BUDGET = 8L * 64 * 1024 * 4;
 
     private final Path dir;
     private final long budget;
@@ -65,6 +69,7 @@ public final class StoreService implements AutoCloseable {
         this.dir = dir;
         this.budget = budget;
         this.server = FluxReceiver.create().host("127.0.0.1").port(0).key(key).options(OPTIONS)
+                .memoryBudget(MEMORY_BUDGET)
                 .observe(ChannelMetrics.of(registry))
                 .handle(this::store)
                 .bind().block(Duration.ofSeconds(30));
