@@ -10,7 +10,6 @@ import io.rdmaflux.transport.TransportKind;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
@@ -18,7 +17,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;
 import reactor.util.Loggers;
-import reactor.util.retry.Retry;
 
 /**
  * The sending side of a channel: connects to a {@link FluxReceiver} and sends one stream.
@@ -41,7 +39,6 @@ import reactor.util.retry.Retry;
 public final class FluxSender {
 
     private static final Logger log = Loggers.getLogger(FluxSender.class);
-    private static final Duration RETRY_DELAY = Duration.ofMillis(200);
 
     private final String host;
     private final int port;
@@ -124,13 +121,11 @@ public final class FluxSender {
                 return Mono.error(new RdmaFluxException(ErrorCode.CONNECT, "cannot resolve host '" + host + "'"));
             }
             List<Transport> candidates = transport != null ? List.of(transport) : Transports.select(kind);
-            long attempts = Math.max(1, options.connectTimeout().toMillis() / RETRY_DELAY.toMillis());
             return attempt(candidates, 0, address, options)
-                    .retryWhen(Retry.fixedDelay(attempts, RETRY_DELAY)
-                            .filter(e -> e instanceof RdmaFluxException pe && pe.code() == ErrorCode.CONNECT)
-                            .onRetryExhaustedThrow((spec, signal) -> new RdmaFluxException(ErrorCode.CONNECT,
-                                    signal.failure().getMessage() + " (gave up after "
-                                            + options.connectTimeout().toSeconds() + " s)")))
+                    .retryWhen(ConnectRetry.spec(options.connectTimeout(),
+                            e -> e instanceof RdmaFluxException pe && pe.code() == ErrorCode.CONNECT,
+                            e -> new RdmaFluxException(ErrorCode.CONNECT, e.getMessage() + " (gave up after "
+                                    + options.connectTimeout().toSeconds() + " s)")))
                     .doOnNext(c -> log.info("connected over {}", c.describe()));
         });
     }
