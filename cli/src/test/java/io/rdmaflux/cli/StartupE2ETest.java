@@ -1,6 +1,7 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -103,5 +104,21 @@ class StartupE2ETest {
         assertThat(classes(log)).contains("io.rdmaflux.cli.PluginsCommand")
                 .doesNotContain("io.rdmaflux.cli.AgentCommand", "io.rdmaflux.cli.RunCommand",
                         "io.rdmaflux.cli.DoctorCommand", "io.rdmaflux.cli.SelftestCommand");
+    }
+
+    /**
+     * rdsend and rdrecv run C1 only, as rdcp does, where the AES-GCM stage runs on OpenSSL
+     * (bin/rdflux-launch): the JVM's final flags, which it prints on stderr.
+     */
+    @Test
+    void rdsendAndRdrecvRunTheC1CompilerOnlyWhereOpenSslIsInstalled() {
+        assumeTrue(Files.exists(Path.of("/lib/x86_64-linux-gnu/libcrypto.so.3"))
+                || Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libcrypto.so.3")), "no libcrypto.so.3 here");
+        for (String tool : List.of("rdsend", "rdrecv")) {
+            Tool t = Tool.start(dir, tool, PIPE, PIPE, Map.of("RDFLUX_JAVA_OPTS", "-Drdflux.test.marker=" + dir
+                    + " -XX:+PrintFlagsFinal"), "--version");
+            assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+            assertThat(t.err().lines()).as(tool).anyMatch(l -> l.matches("\\s*intx TieredStopAtLevel\\s+= 1\\s.*"));
+        }
     }
 }
