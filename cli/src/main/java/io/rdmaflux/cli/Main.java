@@ -50,7 +50,7 @@ public final class Main {
         }
         String tool = argv[0];
         String[] rest = Arrays.copyOfRange(argv, 1, argv.length);
-        CommandLine cl = commandLine(tool);
+        CommandLine cl = commandLine(tool, rest);
         if (cl == null) {
             System.err.println("rdflux: unknown tool '" + tool + "' (expected rdsend, rdrecv, rdcp, rdpipe or rdflux)");
             return ExitCode.USAGE;
@@ -60,6 +60,16 @@ public final class Main {
 
     /** The tool's command line, configured for use (errors, help); null for an unknown tool. */
     static CommandLine commandLine(String tool) {
+        return commandLine(tool, null);
+    }
+
+    /**
+     * The tool's command line for the arguments {@code argv} (null: for any). picocli reads the annotations
+     * of every subcommand it is given, a few hundred classes' worth of start-up: rdflux is given
+     * only the one its arguments name ({@code rdflux agent}, which rdcp and rdpipe start on every
+     * remote host), none for {@code --version}, and all of them otherwise (help, mistakes).
+     */
+    static CommandLine commandLine(String tool, String[] argv) {
         Object command = switch (tool) {
             case "rdsend" -> new SendCommand();
             case "rdrecv" -> new ReceiveCommand();
@@ -72,6 +82,13 @@ public final class Main {
             return null;
         }
         CommandLine cl = new CommandLine(command);
+        if (command instanceof RdfluxCommand) {
+            for (String name : RDFLUX_COMMANDS) {
+                if (needed(name, argv)) {
+                    cl.addSubcommand(name, rdfluxCommand(name));
+                }
+            }
+        }
         // Help and version text to the real stdout, which System.out no longer is (Console.reserveStdout).
         String encoding = System.getProperty("sun.stdout.encoding");
         cl.setOut(new PrintWriter(new OutputStreamWriter(Console.stdout(), encoding != null && Charset.isSupported(encoding)
@@ -93,6 +110,34 @@ public final class Main {
         cl.setHelpSectionKeys(sections);
         listExitCodes(cl);
         return cl;
+    }
+
+    /** rdflux's subcommands, in the order its help lists them. */
+    private static final List<String> RDFLUX_COMMANDS = List.of("doctor", "selftest", "run", "plugins", "agent", "help");
+
+    /** A subcommand of rdflux; a switch and not a table of constructors, which would load every class. */
+    private static Object rdfluxCommand(String name) {
+        return switch (name) {
+            case "doctor" -> new DoctorCommand();
+            case "selftest" -> new SelftestCommand();
+            case "run" -> new RunCommand();
+            case "plugins" -> new PluginsCommand();
+            case "agent" -> new AgentCommand();
+            case "help" -> new CommandLine.HelpCommand();
+            default -> throw new IllegalArgumentException(name);
+        };
+    }
+
+    /** Whether rdflux needs the subcommand {@code name} for {@code args} (null: any arguments). */
+    private static boolean needed(String name, String[] args) {
+        if (args == null || args.length == 0) {
+            return true;
+        }
+        String first = args[0];
+        if (args.length == 1 && (first.equals("--version") || first.equals("-V"))) {
+            return false;
+        }
+        return !RDFLUX_COMMANDS.contains(first) || first.equals("help") || name.equals(first);
     }
 
     /** A usage error: its line, and which --help explains the command it is about (rdflux run --help). */
@@ -191,8 +236,7 @@ public final class Main {
     @Command(name = "rdflux", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = {"rdma-flux: move byte streams between hosts at link speed.",
                 "Tools: rdsend, rdrecv, rdcp, rdpipe (see their --help). Subcommands: doctor, selftest, run, plugins."},
-            subcommands = {DoctorCommand.class, SelftestCommand.class, RunCommand.class, PluginsCommand.class,
-                AgentCommand.class, CommandLine.HelpCommand.class},
+            // Subcommands: added by commandLine, only those the arguments need (RDFLUX_COMMANDS).
             footerHeading = "%nExamples:%n",
             footer = {
                 "  rdflux doctor                      # can this host use RDMA? what is missing?",

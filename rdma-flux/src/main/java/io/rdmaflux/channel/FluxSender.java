@@ -19,7 +19,6 @@ import reactor.core.publisher.Mono;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 import reactor.netty.resources.LoopResources;
-import reactor.util.retry.Retry;
 
 /**
  * The sending side of a channel: connects to a {@link FluxReceiver} and sends one stream.
@@ -42,7 +41,6 @@ import reactor.util.retry.Retry;
 public final class FluxSender {
 
     private static final Logger log = Loggers.getLogger(FluxSender.class);
-    private static final Duration RETRY_DELAY = Duration.ofMillis(200);
     /** How much longer than the connect timeout one attempt may take before it counts as lost. */
     private static final Duration CONNECT_GRACE = Duration.ofSeconds(5);
 
@@ -193,13 +191,11 @@ public final class FluxSender {
             if (address.isUnresolved()) {
                 return Mono.error(new RdmaFluxException(ErrorCode.CONNECT, "cannot resolve host '" + host + "'"));
             }
-            long attempts = Math.max(1, options.connectTimeout().toMillis() / RETRY_DELAY.toMillis());
             return Transports.choose(kind, transport, loops).flatMap(candidates -> attempt(candidates, 0, address, options)
-                    .retryWhen(Retry.fixedDelay(attempts, RETRY_DELAY)
-                            .filter(e -> e instanceof RdmaFluxException pe && pe.code() == ErrorCode.CONNECT)
-                            .onRetryExhaustedThrow((spec, signal) -> new RdmaFluxException(ErrorCode.CONNECT,
-                                    signal.failure().getMessage() + " (gave up after "
-                                            + options.connectTimeout().toSeconds() + " s)"))))
+                    .retryWhen(ConnectRetry.spec(options.connectTimeout(),
+                            e -> e instanceof RdmaFluxException pe && pe.code() == ErrorCode.CONNECT,
+                            e -> new RdmaFluxException(ErrorCode.CONNECT, e.getMessage() + " (gave up after "
+                                    + options.connectTimeout().toSeconds() + " s)"))))
                     .doOnNext(c -> log.debug("connected over {}", c.describe()));
         });
     }
