@@ -1,9 +1,9 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.buffer.DirectMemory;
 import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.pipeline.config.ValueType;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -56,7 +56,7 @@ final class BufferBudget {
         if (need <= LAUNCHER_FLOOR) {
             return;
         }
-        long limit = jvmLimit();
+        long limit = DirectMemory.limit();
         if (need > limit) {
             throw new UsageException(what + " needs about " + Meter.human(need) + " of buffer memory, more than this JVM may use ("
                     + Meter.human(limit) + "): use a smaller --frame-size or fewer --slots, or raise the limit with "
@@ -66,17 +66,6 @@ final class BufferBudget {
         if (ram > 0 && need > ram / 4 * 3) {
             throw new UsageException(what + " needs about " + Meter.human(need) + " of buffer memory, more than 3/4 of this "
                     + "machine's " + Meter.human(ram) + ": use a smaller --frame-size or fewer --slots");
-        }
-    }
-
-    /** The JVM's MaxDirectMemorySize (its default is the heap limit). */
-    private static long jvmLimit() {
-        try {
-            var bean = ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
-            long v = Long.parseLong(bean.getVMOption("MaxDirectMemorySize").getValue());
-            return v > 0 ? v : Runtime.getRuntime().maxMemory();
-        } catch (RuntimeException | LinkageError e) {
-            return Runtime.getRuntime().maxMemory();
         }
     }
 
