@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.codec.AesGcmStage;
+import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.codec.ZstdStage;
 import io.rdmaflux.connector.FileSink;
 import io.rdmaflux.connector.FileSource;
+import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.pipeline.plugin.PipelineConfig;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
 import io.rdmaflux.transport.TransportKind;
@@ -17,13 +19,14 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Mono;
 
 /**
  * A send sink with several destinations ({@link SendSinks}, the {@code send} sink's {@code to}):
@@ -71,6 +74,26 @@ class SendSinksTest {
         assertThat(result.sink().failures()).singleElement().asString()
                 .startsWith("send to 127.0.0.1:" + closed + ": ");
         assertThat(result.sink().complete()).isFalse();
+        for (Receiver r : List.of(first, last)) {
+            r.done().get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(TestFiles.sha256(r.out())).isEqualTo(TestFiles.sha256(in));
+        }
+    }
+
+    @Test
+    void aReceiverThatFailsMidStreamIsNamedAndTheOthersGoOnWithoutIt() throws Exception {
+        Path in = TestFiles.mixed(dir.resolve("in.bin"), SIZE, 12);
+        Receiver first = receiver("a");
+        Receiver failing = receiver(failingAfter(3));
+        Receiver last = receiver("c");
+
+        PipelineResult result = Pipeline.from(FileSource.of(in)).via(AesGcmStage.spec())
+                .to(SendSinks.of(send(first.port()), send(failing.port()), send(last.port())))
+                .run().block(LIMIT);
+
+        assertThat(result.sink().failures()).singleElement().asString()
+                .startsWith("send to 127.0.0.1:" + failing.port() + ": ")
+                .contains("no space left on device (a test sink)");
         for (Receiver r : List.of(first, last)) {
             r.done().get(LIMIT.toSeconds(), TimeUnit.SECONDS);
             assertThat(TestFiles.sha256(r.out())).isEqualTo(TestFiles.sha256(in));
@@ -143,16 +166,47 @@ class SendSinksTest {
         }
     }
 
+    /** A sink that fails part way, as a disk that fills: it takes {@code chunks} chunks, then fails. */
+    private static PipelineSink failingAfter(int chunks) {
+        return new PipelineSink() {
+            @Override
+            public Mono<SinkResult> write(Upstream upstream) {
+                AtomicInteger seen = new AtomicInteger();
+                return upstream.data(CodecContext.keyless())
+                        .doOnNext(c -> {
+                            c.release();
+                            if (seen.incrementAndGet() == chunks) {
+                                throw new IllegalStateException("no space left on device (a test sink)");
+                            }
+                        })
+                        .then(Mono.empty());
+            }
+
+            @Override
+            public String describe() {
+                return "a sink that fails";
+            }
+        };
+    }
+
     private record Receiver(int port, Path out, CompletableFuture<PipelineResult> done) {
     }
 
     /** A real receiving pipeline on a free loopback port, writing to {@code name}.bin. */
     private Receiver receiver(String name) throws Exception {
         Path out = dir.resolve(name + ".bin");
+        return receiver(out, PipelineSink.of(FileSink.of(out)));
+    }
+
+    private Receiver receiver(PipelineSink sink) throws Exception {
+        return receiver(null, sink);
+    }
+
+    private Receiver receiver(Path out, PipelineSink sink) throws Exception {
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
         CompletableFuture<PipelineResult> done = Pipeline.from(ReceiveSource.create(0, KEY).bind("127.0.0.1")
                         .transport(TransportKind.TCP).timeout(LIMIT))
-                .to(PipelineSink.of(FileSink.of(out)))
+                .to(sink)
                 .listener(new PipelineListener() {
                     @Override
                     public void onListening(InetSocketAddress address) {
