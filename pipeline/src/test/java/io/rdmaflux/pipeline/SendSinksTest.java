@@ -4,29 +4,36 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.codec.AesGcmStage;
 import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.codec.ZstdStage;
 import io.rdmaflux.connector.FileSink;
 import io.rdmaflux.connector.FileSource;
 import io.rdmaflux.connector.SinkResult;
+import io.rdmaflux.connector.Source;
 import io.rdmaflux.pipeline.plugin.PipelineConfig;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
 import io.rdmaflux.transport.TransportKind;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 
 /**
  * A send sink with several destinations ({@link SendSinks}, the {@code send} sink's {@code to}):
@@ -98,6 +105,41 @@ class SendSinksTest {
             r.done().get(LIMIT.toSeconds(), TimeUnit.SECONDS);
             assertThat(TestFiles.sha256(r.out())).isEqualTo(TestFiles.sha256(in));
         }
+    }
+
+    @Test
+    void whenEveryReceiverFailedMidStreamTheSourceIsClosed() throws Exception {
+        Receiver one = receiver(failingAfter(2));
+        Receiver two = receiver(failingAfter(4));
+        CompletableFuture<SignalType> closed = new CompletableFuture<>();
+        Source endless = new Source() {
+            @Override
+            public Flux<Chunk> open() {
+                return Flux.<Chunk>generate(g -> g.next(Chunk.of(ByteBuffer.allocate(64 << 10), () -> { })))
+                        .doFinally(closed::complete);
+            }
+
+            @Override
+            public Optional<String> name() {
+                return Optional.empty();
+            }
+
+            @Override
+            public OptionalLong size() {
+                return OptionalLong.empty();
+            }
+
+            @Override
+            public String describe() {
+                return "an endless test source";
+            }
+        };
+
+        assertThatThrownBy(() -> Pipeline.from(endless).to(SendSinks.of(send(one.port()), send(two.port())))
+                .run().block(LIMIT))
+                .hasMessageContaining("no destination got the stream");
+        // No one takes the stream any more: the source is cancelled, not left open and waiting.
+        assertThat(closed.get(LIMIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(SignalType.CANCEL);
     }
 
     @Test
