@@ -1,6 +1,7 @@
 package io.rdmaflux.pipeline;
 
 import io.rdmaflux.connector.SinkResult;
+import io.rdmaflux.error.RdmaFluxException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -77,7 +78,7 @@ public final class SendSinks implements PipelineSink {
                         // A destination that failed before taking the stream must not hold the others back.
                         .doFinally(s -> tee.gone(at));
                 sends.add(failFast
-                        ? send.onErrorMap(e -> new IllegalStateException(failure(to, e), e)).doOnNext(r -> outcomes.set(at, r)).then()
+                        ? send.onErrorMap(e -> failed(failure(to, e), e)).doOnNext(r -> outcomes.set(at, r)).then()
                         : send.doOnNext(r -> outcomes.set(at, r))
                                 .onErrorResume(e -> Mono.fromRunnable(() -> outcomes.set(at, e))).then());
             }
@@ -100,9 +101,18 @@ public final class SendSinks implements PipelineSink {
             }
         }
         if (reached.isEmpty()) {
-            throw new IllegalStateException("no destination got the stream: " + String.join("; ", failures));
+            throw failed("no destination got the stream: " + String.join("; ", failures), (Throwable) outcomes.get(0));
         }
         return new SinkResult(bytes, String.join(", ", reached), failures);
+    }
+
+    /**
+     * {@code message}, classified as {@code cause} is: a channel failure keeps its code, so that
+     * the tools exit as for a single send sink (no receiver 69, a wrong key 77).
+     */
+    private static RuntimeException failed(String message, Throwable cause) {
+        return cause instanceof RdmaFluxException pe ? new RdmaFluxException(pe.code(), message, cause)
+                : new IllegalStateException(message, cause);
     }
 
     /** "send to HOST:PORT: why", one line. */

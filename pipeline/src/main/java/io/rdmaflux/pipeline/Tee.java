@@ -92,6 +92,9 @@ final class Tee {
                 return;   // every branch went away before the stream started: never open the source
             }
             connection = shared.connect();
+            if (goneCount.get() == branches) {
+                connection.dispose();   // the last went away while the stream was being connected
+            }
         }
     }
 
