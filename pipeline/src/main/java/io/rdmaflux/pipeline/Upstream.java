@@ -30,10 +30,18 @@ public final class Upstream {
     private final PipelineListener listener;
     private final PipelineMetrics metrics;
     private final Mono<? extends Throwable> failOn;
+    /** A {@link #branch}'s stream, already through the filters; null for the pipeline's own. */
+    private final Flux<Chunk> plain;
     private final AtomicBoolean taken = new AtomicBoolean();
 
     Upstream(SourceStream stream, List<Filter> filters, CodecChain chain, List<CodecStage> stages, int blockSize,
              PipelineListener listener, PipelineMetrics metrics, Mono<? extends Throwable> failOn) {
+        this(stream, filters, chain, stages, blockSize, listener, metrics, failOn, null);
+    }
+
+    private Upstream(SourceStream stream, List<Filter> filters, CodecChain chain, List<CodecStage> stages,
+                     int blockSize, PipelineListener listener, PipelineMetrics metrics,
+                     Mono<? extends Throwable> failOn, Flux<Chunk> plain) {
         this.stream = stream;
         this.filters = filters;
         this.chain = chain;
@@ -42,6 +50,7 @@ public final class Upstream {
         this.listener = listener;
         this.metrics = metrics;
         this.failOn = failOn;
+        this.plain = plain;
     }
 
     /**
@@ -82,6 +91,22 @@ public final class Upstream {
         if (!taken.compareAndSet(false, true)) {
             return Flux.error(new IllegalStateException("the pipeline's data was already taken"));
         }
+        return encoded(plain != null ? plain : throughFilters(), context);
+    }
+
+    /**
+     * The stream through the filters only, for a sink that encodes it once per destination
+     * ({@link SendSinks}, each destination then gets a {@link #branch}). Call once, instead of
+     * {@link #data}.
+     */
+    Flux<Chunk> filtered() {
+        if (plain != null || !taken.compareAndSet(false, true)) {
+            return Flux.error(new IllegalStateException("the pipeline's data was already taken"));
+        }
+        return throughFilters();
+    }
+
+    private Flux<Chunk> throughFilters() {
         metrics.start();
         listener.onStart(metrics);
         // hide(): without it a synchronous source (Flux.generate) fuses into the stages'
@@ -100,6 +125,23 @@ public final class Upstream {
             int boundary = i + 1;
             f = filters.get(i).apply(f).doOnNext(c -> metrics.add(boundary, c.remaining()));
         }
+        return f;
+    }
+
+    /**
+     * One destination's share of {@link #filtered}'s stream ({@code plain}): an Upstream with the
+     * same metadata and stages, whose {@link #data} encodes {@code plain} with that destination's
+     * session context. {@code measured}: its stage bytes count in the pipeline's metrics (one
+     * destination's only, so that the steps show one copy's work).
+     */
+    Upstream branch(Flux<Chunk> plain, boolean measured) {
+        PipelineMetrics m = measured ? metrics
+                : new PipelineMetrics("branch", filters.stream().map(Filter::describe).toList(), chain.specs().stream().map(CodecSpec::format).toList(), "");
+        return new Upstream(stream, filters, chain, stages, blockSize, listener, m, failOn, plain);
+    }
+
+    /** {@code f} encoded by the stages with {@code context}. */
+    private Flux<Chunk> encoded(Flux<Chunk> f, CodecContext context) {
         if (stages.isEmpty()) {
             return f;
         }

@@ -131,8 +131,7 @@ class ConfigErrorsTest {
                   type: send
                   key: k
                 """)).containsExactly(
-                "p.yaml:2: sink.host: missing (required by sink 'send')",
-                "p.yaml:2: sink.port: missing (required by sink 'send')");
+                "p.yaml:2: sink.host: missing (sink 'send' needs host and port, or to: a list of HOST:PORT)");
         assertThat(errors("""
                 stages: []
                 """)).containsExactly(
@@ -386,7 +385,6 @@ class ConfigErrorsTest {
                 "p.yaml:1: source.path: missing (required by source 'file')",
                 "p.yaml:5: stages[0].level: expected an integer from -7 to 22, got 'high'",
                 "p.yaml:6: stages[1].type: unknown stage type 'nope' (stage types: zstd, aes-256-gcm)",
-                "p.yaml:7: sink.host: missing (required by sink 'send')",
                 "p.yaml:9: sink.port: expected an integer 1-65535, got 'x'");
         assertThatThrownBy(() -> PipelineConfig.parse("source: stdin\n", "p.yaml", PLUGINS, Map.of()))
                 .hasMessage("p.yaml:1: sink: missing (a pipeline needs a source and a sink)");
@@ -419,6 +417,54 @@ class ConfigErrorsTest {
                 .build();
         assertThat(c.describe()).isEqualTo("receive -> zstd -> file");
         assertThat(value(c.source(), "timeout")).isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void aSendSinkToSeveralReceiversChecksItsListOneLineEach() {
+        PipelineConfig c = PipelineConfig.parse("""
+                source: stdin
+                sink: {type: send, to: ["h1:7691", "[::1]:7692", "h3:7691"], key: k}
+                """, "p.yaml", PLUGINS, Map.of());
+        assertThat(c.toPipeline().describe()).isEqualTo("standard input -> send to h1:7691, send to ::1:7692, send to h3:7691");
+        assertThat(errors("""
+                source: stdin
+                sink:
+                  type: send
+                  key: k
+                  to:
+                    - h1:7691
+                    - h2
+                """)).containsExactly("p.yaml:6: sink.to: item 2: must be HOST:PORT, was 'h2'");
+        assertThat(errors("""
+                source: stdin
+                sink: {type: send, to: ["h1:7691", "h2:0"], key: k}
+                """)).containsExactly("p.yaml:2: sink.to: item 2: the port must be between 1 and 65535, was 0");
+        assertThat(errors("""
+                source: stdin
+                sink: {type: send, to: ["h1:7691", "h1:7691"], key: k}
+                """)).containsExactly("p.yaml:2: sink.to: item 2: repeats 'h1:7691' (each receiver once)");
+        assertThat(errors("""
+                source: stdin
+                sink: {type: send, to: [], key: k}
+                """)).containsExactly("p.yaml:2: sink.to: an empty list (give at least one HOST:PORT)");
+        assertThat(errors("""
+                source: stdin
+                sink: {type: send, to: "h1:7691", key: k}
+                """)).singleElement().asString().startsWith("p.yaml:2: sink.to: ");
+        assertThat(errors("""
+                source: stdin
+                sink: {type: send, host: h1, port: 7691, to: ["h2:7691"], key: k}
+                """)).containsExactly(
+                "p.yaml:2: sink.to: give either to (several receivers) or host and port (one), not both");
+        assertThat(errors("""
+                source: stdin
+                sink: {type: send, host: h1, key: k}
+                """)).containsExactly(
+                "p.yaml:2: sink.port: missing (sink 'send' needs host and port, or to: a list of HOST:PORT)");
+        assertThat(errors("""
+                source: stdin
+                sink: {type: send, host: h1, port: 7691, fail-fast: true, key: k}
+                """)).containsExactly("p.yaml:2: sink.fail-fast: only with to (several receivers)");
     }
 
     @Test
