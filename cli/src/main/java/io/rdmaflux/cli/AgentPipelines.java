@@ -30,6 +30,8 @@ final class AgentPipelines implements Agent.JobRunner {
         Map<String, Object> pipeline = job.pipeline();
         boolean deferred = pipeline.get("sink") instanceof Map<?, ?> sink && "send".equals(sink.get("type"))
                 && !sink.containsKey("host") && !sink.containsKey("port")
+                // A send sink with a list of destinations (to:) names them all itself.
+                && !sink.containsKey("to")
                 // A relay (rdcp's fan-out) forwards where the coordinator says, as a send sink connects.
                 || pipeline.get("source") instanceof Map<?, ?> source && "receive".equals(source.get("type"))
                 && source.containsKey("forward");

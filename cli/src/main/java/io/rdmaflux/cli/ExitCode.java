@@ -24,7 +24,11 @@ public final class ExitCode {
      * that says how to raise the heap (bin/rdflux-launch).
      */
     public static final int OUT_OF_MEMORY = 3;
-    /** Partial transfer: some files of a tree could not be read or written, the rest arrived (rdcp; as rsync). */
+    /**
+     * Partial transfer: some files of a tree could not be read or written, the rest arrived (rdcp;
+     * as rsync); or some receivers of a send sink with several destinations did not get the
+     * stream, the others did (rdflux run).
+     */
     public static final int PARTIAL = 23;
     /** Bad arguments or options. */
     public static final int USAGE = 64;
