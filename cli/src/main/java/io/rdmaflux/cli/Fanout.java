@@ -100,7 +100,8 @@ final class Fanout {
         } else if (command.flags.verbose) {
             fanout.sayEachHost();
             if (code == ExitCode.OK) {
-                Console.info("copied " + meter.summary() + " to " + Plural.count(targets.size(), "host"));
+                Console.info("copied " + fanout.summary(meter) + " to " + Plural.count(targets.size(), "host")
+                        + fanout.upToDate());
                 // Once down the chain: what a sync saved shows against what each host wrote.
                 Console.info(SentLine.of(fanout.sent(), fanout.written()));
                 Console.stderr().println(meter.bandwidth());
@@ -217,6 +218,27 @@ final class Fanout {
                         + (command.sync ? ", " + kept + " kept" : ""));
             }
         }
+    }
+
+    /** -v's summary: with --sync, the files written and their bytes (as a host wrote them), not the source's. */
+    private String summary(Meter meter) {
+        AgentMessage.Progress most = mostWritten();
+        if (!command.sync || most == null || most.files() < 0) {
+            return meter.summary();
+        }
+        return meter.summary(most.files() - Math.max(0, most.keptFiles()), Math.max(0, most.fileBytes()), 0);
+    }
+
+    /** With --sync: "; N files already up to date", the files every host kept. */
+    private String upToDate() {
+        AgentMessage.Progress most = mostWritten();
+        long kept = command.sync && most != null ? Math.max(0, most.keptFiles()) : 0;
+        return kept > 0 ? "; " + Plural.count(kept, "file") + " already up to date" : "";
+    }
+
+    private AgentMessage.Progress mostWritten() {
+        return arrived.values().stream().max(java.util.Comparator.comparingLong(AgentMessage.Progress::fileBytes))
+                .orElse(null);
     }
 
     /** The most file bytes a host wrote (every host of a whole chain writes the same). */

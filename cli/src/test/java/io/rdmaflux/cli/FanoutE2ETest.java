@@ -113,7 +113,8 @@ class FanoutE2ETest {
         for (String h : List.of("h1", "h2", "h3")) {
             assertThat(again.err()).containsPattern("(?m)^rdcp: " + h + ": 1 file, 17 bytes in place at .*, 30[0-9] kept$");
         }
-        assertThat(again.err()).containsPattern("(?m)^rdcp: sent [0-9]+ bytes .* for 17 bytes ");
+        assertThat(again.err()).containsPattern("(?m)^rdcp: sent [0-9]+ bytes .* for 17 bytes ")
+                .containsPattern("(?m)^rdcp: copied 1 file, 17 bytes .* to 3 hosts; 30[0-9] files already up to date$");
     }
 
     /** {@code cp -a}: the tree with its modes and times, as a host that has a current copy holds it. */
