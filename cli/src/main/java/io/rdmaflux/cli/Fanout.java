@@ -67,10 +67,6 @@ final class Fanout {
      * DEST, the copy, its progress line and -v's lines; returns the exit code.
      */
     static int command(RdcpCommand command, RemoteShell shell) {
-        if (command.sync) {
-            throw new UsageException("--sync (and --checksum) with --to is not supported yet: each host would need "
-                    + "its own list of what to send; run 'rdcp --sync' for each host");
-        }
         if (command.port != null) {
             throw new UsageException("--port with --to: each host's receiver picks its own port");
         }
@@ -104,7 +100,10 @@ final class Fanout {
         } else if (command.flags.verbose) {
             fanout.sayEachHost();
             if (code == ExitCode.OK) {
-                Console.info("copied " + meter.summary() + " to " + Plural.count(targets.size(), "host"));
+                Console.info("copied " + fanout.summary(meter) + " to " + Plural.count(targets.size(), "host")
+                        + fanout.upToDate());
+                // Once down the chain: what a sync saved shows against what each host wrote.
+                Console.info(SentLine.of(fanout.sent(), fanout.written()));
                 Console.stderr().println(meter.bandwidth());
             }
         }
@@ -215,9 +214,36 @@ final class Fanout {
             if (p != null) {
                 long kept = Math.max(0, p.keptFiles());
                 Console.info(t.label() + ": " + Plural.count(Math.max(0, p.files() - kept), "file") + ", "
-                        + Math.max(0, p.fileBytes()) + " bytes in place at " + t.plan().destPath());
+                        + Math.max(0, p.fileBytes()) + " bytes in place at " + t.plan().destPath()
+                        + (command.sync ? ", " + kept + " kept" : ""));
             }
         }
+    }
+
+    /** -v's summary: with --sync, the files written and their bytes (as a host wrote them), not the source's. */
+    private String summary(Meter meter) {
+        AgentMessage.Progress most = mostWritten();
+        if (!command.sync || most == null || most.files() < 0) {
+            return meter.summary();
+        }
+        return meter.summary(most.files() - Math.max(0, most.keptFiles()), Math.max(0, most.fileBytes()), 0);
+    }
+
+    /** With --sync: "; N files already up to date", the files every host kept. */
+    private String upToDate() {
+        AgentMessage.Progress most = mostWritten();
+        long kept = command.sync && most != null ? Math.max(0, most.keptFiles()) : 0;
+        return kept > 0 ? "; " + Plural.count(kept, "file") + " already up to date" : "";
+    }
+
+    private AgentMessage.Progress mostWritten() {
+        return arrived.values().stream().max(java.util.Comparator.comparingLong(AgentMessage.Progress::fileBytes))
+                .orElse(null);
+    }
+
+    /** The most file bytes a host wrote (every host of a whole chain writes the same). */
+    long written() {
+        return arrived.values().stream().mapToLong(p -> Math.max(0, p.fileBytes())).max().orElse(0);
     }
 
     /** The bytes the source sent, over all rounds' last. */
@@ -267,13 +293,29 @@ final class Fanout {
                     }
                     to.start(jobs().receiver(key, chain.get(i).plan(), i < chain.size() - 1, progress, named));
                 }
-                from.start(jobs().sender(key, first, progress));
+                String listingKey = AgentMessage.newKey();
+                from.start(jobs().sender(key, first, progress, listingKey, chain.size()));
+                List<CopyEnd> listers = new ArrayList<>();
+                if (command.sync) {
+                    // Each host lists its DEST to the source, which sends what any of them lacks.
+                    for (Target t : chain) {
+                        CopyEnd lister = CopyEnd.on(t.plan().destHost(), shell);
+                        ends.add(lister);
+                        listers.add(lister);
+                        lister.start(jobs().lister(listingKey, t.plan()));
+                    }
+                }
                 List<Mono<Void>> outcomes = new ArrayList<>();
                 for (CopyEnd e : ends) {
                     outcomes.add(e.done().onErrorResume(t -> {
                         failures.putIfAbsent(e, reactor.core.Exceptions.unwrap(t));
                         return Mono.empty();
                     }));
+                }
+                for (CopyEnd lister : listers) {
+                    // A lister that cannot connect fails on its own; the source then waits for it in vain.
+                    outcomes.add(from.listening().flatMap(p -> from.addressFor(lister).flatMap(a -> lister.connect(a, p)))
+                            .onErrorResume(e -> Mono.empty()));
                 }
                 outcomes.add(wire(from, receivers));
                 for (int i = 0; i < receivers.size() - 1; i++) {

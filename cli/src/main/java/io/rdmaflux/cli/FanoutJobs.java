@@ -11,7 +11,7 @@ import java.util.Map;
 /**
  * The jobs of a fan-out's ends, from rdcp's options: the source's (the tree, the codec stages,
  * a send sink told later where to connect) and each host's (a receive source, a relay but for
- * the last host, and a tree sink where that host's DEST says).
+ * the last host, and a tree sink where that host's DEST says), and with --sync each host's listing.
  */
 final class FanoutJobs {
 
@@ -24,11 +24,21 @@ final class FanoutJobs {
         this.command = command;
     }
 
-    /** The source's job: the tree with the stages, sent where the coordinator says. */
-    AgentMessage.Job sender(String key, RdcpCommand.Plan plan, long progress) {
+    /**
+     * The source's job: the tree with the stages, sent where the coordinator says. With
+     * --sync it first takes {@code hosts} listings on a port of its own, under {@code listingKey}.
+     */
+    AgentMessage.Job sender(String key, RdcpCommand.Plan plan, long progress, String listingKey, int hosts) {
         Map<String, Object> source = new LinkedHashMap<>(plan.source());
         if (command.flags.progress) {
             source.put("count", true);
+        }
+        if (command.sync) {
+            source.put("sync", command.checksum ? "checksum" : "size-and-mtime");
+            source.put("key", listingKey);
+            source.put("listings", hosts);
+            source.put("listing-timeout", SENDER_WAIT);   // a host that never sends its listing fails the copy
+            source.put("transport", transport());
         }
         if (command.habits.bwlimit > 0) {
             source.put("bwlimit", command.habits.bwlimit);
@@ -49,22 +59,41 @@ final class FanoutJobs {
         if (relay) {
             receive.put("forward", "next-host:1");   // where, the coordinator says (connect)
         }
-        Map<String, Object> tree = new LinkedHashMap<>();
-        tree.put("type", "tree");
-        tree.put("path", plan.destPath());
-        if (plan.name() != null) {
-            tree.put("name", plan.name());
-            if (plan.destPath().endsWith("/")) {
-                tree.put("directory", true);   // as rsync: DST/ is a directory, made when missing
-            }
-        }
+        Map<String, Object> tree = destination("tree", plan);
         tree.put("delete", command.delete);
         tree.put("dry-run", command.habits.dryRun);
         return job(receive, List.of(), tree, progress, named);
     }
 
+    /** A host's listing of its DEST (--sync), sent to the source under {@code listingKey}. */
+    AgentMessage.Job lister(String listingKey, RdcpCommand.Plan plan) {
+        Map<String, Object> list = destination("tree-listing", plan);
+        list.put("checksums", command.checksum);
+        Map<String, Object> send = new LinkedHashMap<>(Map.of("type", "send", "key", listingKey));
+        send.put("transport", transport());
+        return job(list, List.of(), send, 0, 0);
+    }
+
+    /** A tree sink's or listing's DEST: the path, and the name to make inside an existing directory. */
+    private static Map<String, Object> destination(String type, RdcpCommand.Plan plan) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", type);
+        m.put("path", plan.destPath());
+        if (plan.name() != null) {
+            m.put("name", plan.name());
+            if (plan.destPath().endsWith("/")) {
+                m.put("directory", true);   // as rsync: DST/ is a directory, made when missing
+            }
+        }
+        return m;
+    }
+
+    private String transport() {
+        return command.flags.transport.name().toLowerCase(Locale.ROOT);
+    }
+
     private void channel(Map<String, Object> m) {
-        m.put("transport", command.flags.transport.name().toLowerCase(Locale.ROOT));
+        m.put("transport", transport());
         m.put("frame-size", command.flags.frameSize);
         m.put("slots", command.flags.slots);
     }

@@ -85,7 +85,7 @@ final class RdcpCommand implements Callable<Integer> {
     @Option(names = "--to", paramLabel = "DEST", description = "Copy to several hosts at once (then give no DST): "
         + "each DEST as DST is, in a chain in the order given; each host writes the copy while it sends it on to "
         + "the next, so the source sends it once. A host that fails is named and the others complete (exit: the "
-        + "first failed host's status).")
+        + "first failed host's status). With --sync, a file is sent (to all) when any host lacks it or has it changed.")
     List<String> to;
 
     @Option(names = {"-r", "--recursive"}, description = "Copy directories, with everything below them.")

@@ -77,6 +77,53 @@ class FanoutE2ETest {
     }
 
     @Test
+    void syncWithDeleteBringsThreeHostsInDifferentStatesToTheSource() throws Exception {
+        Path src = RdcpE2ETest.tree(dir.resolve("src"));
+        Map<String, String> want = RdcpE2ETest.listing(src);
+        Path empty = dir.resolve("one");
+        Path current = dir.resolve("two");
+        Path changed = dir.resolve("three");
+        copyAsIs(src, current);
+        copyAsIs(src, changed);
+        Files.writeString(changed.resolve("small/f0007"), "changed here");
+        Files.writeString(changed.resolve("extra.txt"), "not at the source");
+
+        Tool t = rdcp(sshd.rsh(), "-r", "-v", "--sync", "--delete", src + "/", "--to", "h1:" + empty,
+                "--to", "h2:" + current, "--to", "h3:" + changed);
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        for (Path p : List.of(empty, current, changed)) {
+            assertThat(RdcpE2ETest.listing(p)).as(p + "; rdcp said: " + t.err()).isEqualTo(want);
+        }
+        // h1 lacks everything, so everything travels, once, and each host writes it: none keeps a file.
+        for (String h : List.of("h1", "h2", "h3")) {
+            assertThat(t.err()).containsPattern("(?m)^rdcp: " + h + ": 30[0-9] files, [0-9]+ bytes in place at .*, 0 kept$");
+        }
+
+        // Now that all three are current, a sync sends no file's data: each host keeps them all.
+        Files.writeString(src.resolve("new.txt"), "new at the source");
+        Tool again = rdcp(sshd.rsh(), "-r", "-v", "--sync", "--delete", src + "/", "--to", "h1:" + empty,
+                "--to", "h2:" + current, "--to", "h3:" + changed);
+
+        assertThat(again.exitCode(LIMIT)).as(again.err()).isZero();
+        Map<String, String> now = RdcpE2ETest.listing(src);
+        for (Path p : List.of(empty, current, changed)) {
+            assertThat(RdcpE2ETest.listing(p)).as(p + "; rdcp said: " + again.err()).isEqualTo(now);
+        }
+        for (String h : List.of("h1", "h2", "h3")) {
+            assertThat(again.err()).containsPattern("(?m)^rdcp: " + h + ": 1 file, 17 bytes in place at .*, 30[0-9] kept$");
+        }
+        assertThat(again.err()).containsPattern("(?m)^rdcp: sent [0-9]+ bytes .* for 17 bytes ")
+                .containsPattern("(?m)^rdcp: copied 1 file, 17 bytes .* to 3 hosts; 30[0-9] files already up to date$");
+    }
+
+    /** {@code cp -a}: the tree with its modes and times, as a host that has a current copy holds it. */
+    private static void copyAsIs(Path from, Path to) throws Exception {
+        Process cp = new ProcessBuilder("cp", "-a", from.toString(), to.toString()).inheritIO().start();
+        assertThat(cp.waitFor()).isZero();
+    }
+
+    @Test
     void aHostThatCannotBeReachedIsLeftOutAndTheOthersComplete() throws Exception {
         Path src = RdcpE2ETest.tree(dir.resolve("src"));
         Map<String, String> want = RdcpE2ETest.listing(src);

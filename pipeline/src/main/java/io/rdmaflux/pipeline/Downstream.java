@@ -39,6 +39,11 @@ public final class Downstream {
         this.failOn = failOn;
     }
 
+    /** A fresh one with the same parts, for a source that carries several streams ({@link ReceiveMany}). */
+    Downstream another() {
+        return new Downstream(filters, chain, blockSize, codecs, sink, listener, metrics, failOn);
+    }
+
     /**
      * Runs {@code stream} through the filters and stages into the sink; the Mono completes with the sink's
      * result. A pipeline carries one stream: a second call fails.

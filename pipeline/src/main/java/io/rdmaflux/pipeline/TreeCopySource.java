@@ -11,9 +11,10 @@ import io.rdmaflux.connector.tree.TreeSource;
 import io.rdmaflux.connector.tree.TreeSourceOptions.Compare;
 import io.rdmaflux.protocol.StreamMetadata;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.CopyOnWriteArrayList;
 import reactor.core.publisher.Mono;
 
 /**
@@ -147,12 +148,13 @@ public final class TreeCopySource implements PipelineSource {
 
     /** Runs the listing's source into a sink that reads it; only its listening address is passed on. */
     private Mono<TreeListing> readListing(Downstream downstream) {
-        AtomicReference<TreeListing> read = new AtomicReference<>();
+        // Several listings (a ReceiveMany: a sync to many hosts) are read as one, their common part.
+        List<TreeListing> read = new CopyOnWriteArrayList<>();
         PipelineSink sink = new PipelineSink() {
             @Override
             public Mono<SinkResult> write(Upstream upstream) {
                 return TreeListing.read(upstream.data(CodecContext.keyless()))
-                        .doOnNext(read::set)
+                        .doOnNext(read::add)
                         .map(l -> new SinkResult(0, "the destination's listing (" + l.size() + " entries)"));
             }
 
@@ -170,7 +172,26 @@ public final class TreeCopySource implements PipelineSource {
         };
         Downstream into = new Downstream(List.of(), CodecChain.empty(), Pipeline.DEFAULT_FRAME, downstream.codecs(), sink,
                 onlyListening, new PipelineMetrics(listing.describe(), List.of(), List.of(), sink.describe()), null);
-        return listing.open(into).then(Mono.fromSupplier(read::get));
+        return listing.open(into).then(Mono.fromSupplier(() -> read.size() == 1 ? read.get(0) : common(read)));
+    }
+
+    /**
+     * What every listing has alike: an entry is kept only when each listing has it the same
+     * (kind, mode, size, mtime, link, checksum), so that a file is sent without data only when
+     * no destination lacks it or has it changed. The others' data then reaches every host.
+     */
+    static TreeListing common(List<TreeListing> listings) {
+        List<TreeEntry> same = new ArrayList<>();
+        for (TreeEntry e : listings.get(0).entries()) {
+            boolean everywhere = true;
+            for (int i = 1; i < listings.size() && everywhere; i++) {
+                everywhere = listings.get(i).get(e.path()).map(e::equals).orElse(false);
+            }
+            if (everywhere) {
+                same.add(e);
+            }
+        }
+        return TreeListing.of(same);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.rdmaflux.connector.tree.TreeSource;
 import io.rdmaflux.connector.tree.TreeSourceOptions;
 import io.rdmaflux.pipeline.PipelineSource;
 import io.rdmaflux.pipeline.RateLimit;
+import io.rdmaflux.pipeline.ReceiveMany;
 import io.rdmaflux.pipeline.ReceiveSource;
 import io.rdmaflux.pipeline.TreeCopySource;
 import io.rdmaflux.pipeline.config.OptionSpec;
@@ -61,6 +62,10 @@ public final class TreeSourcePlugin implements SourcePlugin {
             ValueType.duration(), Duration.ZERO,
             "With sync: give up when no listing arrives within this time (0: wait as long as it takes).");
 
+    static final OptionSpec<Integer> LISTINGS = OptionSpec.optional("listings", ValueType.integer(1, 1024), 1,
+            "With sync: how many listings arrive on the listing port, one per destination (rdcp --sync --to); a "
+                    + "file then goes without data only when every destination has it as it is here.");
+
     @Override
     public String name() {
         return "tree";
@@ -74,7 +79,7 @@ public final class TreeSourcePlugin implements SourcePlugin {
     @Override
     public List<OptionSpec<?>> options() {
         return List.of(PATH, PATHS, DIRECTORY, GLOB, RECURSIVE, FOLLOW_LINKS, HARD_LINKS, SPARSE, PARALLEL_FILES, LARGE_FILE_SIZE, BWLIMIT, COUNT, SYNC,
-                LISTING_PORT, BIND, LISTING_TIMEOUT, ChannelSettings.KEY_FILE, ChannelSettings.KEY_ENV, ChannelSettings.KEY,
+                LISTING_PORT, BIND, LISTING_TIMEOUT, LISTINGS, ChannelSettings.KEY_FILE, ChannelSettings.KEY_ENV, ChannelSettings.KEY,
                 ChannelSettings.TRANSPORT);
     }
 
@@ -128,12 +133,18 @@ public final class TreeSourcePlugin implements SourcePlugin {
         if (sync.equals("off")) {
             return source;
         }
+        TreeSourceOptions.Compare compare = sync.equals("checksum") ? TreeSourceOptions.Compare.CHECKSUM
+                : TreeSourceOptions.Compare.SIZE_AND_MTIME;
+        if (values.get(LISTINGS) > 1) {
+            return source.syncAgainst(ReceiveMany.of(new ReceiveMany.ReceiveSettings(values.get(BIND),
+                    values.get(LISTING_PORT), ChannelSettings.key(values), ChannelSettings.transport(values),
+                    values.get(LISTING_TIMEOUT)), values.get(LISTINGS)), compare);
+        }
         ReceiveSource listing = ReceiveSource.create(values.get(LISTING_PORT), ChannelSettings.key(values))
                 .bind(values.get(BIND))
                 .timeout(values.get(LISTING_TIMEOUT))
                 .transport(ChannelSettings.transport(values));
-        return source.syncAgainst(listing, sync.equals("checksum") ? TreeSourceOptions.Compare.CHECKSUM
-                : TreeSourceOptions.Compare.SIZE_AND_MTIME);
+        return source.syncAgainst(listing, compare);
     }
 
     /** The context's reads, at least as large as a tree stream's records need (larger chunks are cut downstream). */
