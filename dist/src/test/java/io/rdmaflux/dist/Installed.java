@@ -38,6 +38,9 @@ final class Installed {
             e.clear();
             e.put("PATH", path);
             e.put("HOME", Files.createDirectories(dir.resolve("home")).toString());
+            // No ssh master left behind (it outlives the call by design), as in every test JVM
+            // (the parent pom); a test that wants sharing says so in env.
+            e.put("RDFLUX_SSH_SHARE", "no");
             e.putAll(env);
             return new Installed(pb.start(), logs.resolve("out"), logs.resolve("err"));
         } catch (IOException e) {

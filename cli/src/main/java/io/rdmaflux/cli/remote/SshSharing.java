@@ -105,6 +105,9 @@ public final class SshSharing {
                 + "(5m, 90s, at least 1 s), not '" + value + "'");
     }
 
+    /** The refusals told in this process. */
+    private static final java.util.Set<String> TOLD = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private static Path baseDir(Map<String, String> env) {
         String runtime = env.get("XDG_RUNTIME_DIR");
         if (runtime != null && runtime.startsWith("/")) {
@@ -142,7 +145,11 @@ public final class SshSharing {
         }
         String why = ensurePrivate();
         if (why != null) {
-            refused.accept("not sharing the ssh connection: " + why);
+            // Once per process: a call starts several ssh commands (an install, the agents), and
+            // the reason is this host's directory, the same for each of them.
+            if (TOLD.add(why)) {
+                refused.accept("not sharing the ssh connection: " + why);
+            }
             return List.of();
         }
         return List.of("-o", "ControlMaster=auto", "-o", "ControlPath=" + dir + "/%C",
