@@ -1,8 +1,6 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.cli.remote.AgentMessage;
-import io.rdmaflux.codec.AesGcmStage;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -45,7 +43,7 @@ final class FanoutJobs {
         }
         Map<String, Object> send = new LinkedHashMap<>(Map.of("type", "send", "key", key));
         channel(send);
-        return job(source, stages(), send, progress, 0);
+        return command.job(source, command.stages(), send, progress, 0);
     }
 
     /** A host's job: receive, write at its DEST, and (a relay) send on to the next host. */
@@ -62,7 +60,7 @@ final class FanoutJobs {
         Map<String, Object> tree = destination("tree", plan);
         tree.put("delete", command.delete);
         tree.put("dry-run", command.habits.dryRun);
-        return job(receive, List.of(), tree, progress, named);
+        return command.job(receive, List.of(), tree, progress, named);
     }
 
     /** A host's listing of its DEST (--sync), sent to the source under {@code listingKey}. */
@@ -71,7 +69,7 @@ final class FanoutJobs {
         list.put("checksums", command.checksum);
         Map<String, Object> send = new LinkedHashMap<>(Map.of("type", "send", "key", listingKey));
         send.put("transport", transport());
-        return job(list, List.of(), send, 0, 0);
+        return command.job(list, List.of(), send, 0, 0);
     }
 
     /** A tree sink's or listing's DEST: the path, and the name to make inside an existing directory. */
@@ -96,27 +94,5 @@ final class FanoutJobs {
         m.put("transport", transport());
         m.put("frame-size", command.flags.frameSize);
         m.put("slots", command.flags.slots);
-    }
-
-    private List<Object> stages() {
-        List<Object> s = new ArrayList<>();
-        if (command.zstd.level != null) {
-            s.add(Map.of("type", "zstd", "level", command.zstd.level));
-        }
-        if (command.encrypt) {
-            s.add(Map.of("type", AesGcmStage.NAME));
-        }
-        return s;
-    }
-
-    private AgentMessage.Job job(Map<String, Object> source, List<Object> stages, Map<String, Object> sink,
-                                 long progress, int named) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("source", source);
-        if (!stages.isEmpty()) {
-            m.put("stages", stages);
-        }
-        m.put("sink", sink);
-        return new AgentMessage.Job(m, progress, command.flags.verbose, command.flags.debug, named);
     }
 }

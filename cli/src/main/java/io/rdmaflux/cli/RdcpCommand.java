@@ -253,6 +253,30 @@ final class RdcpCommand implements Callable<Integer> {
         return last.isEmpty() || last.equals(".") || last.equals("..") || last.equals("~") ? null : last;
     }
 
+    /** The codec stages these options name, for the sending end's job (rdcp's and --to's alike). */
+    List<Object> stages() {
+        List<Object> s = new ArrayList<>();
+        if (zstd.level != null) {
+            s.add(Map.of("type", "zstd", "level", zstd.level));
+        }
+        if (encrypt) {
+            s.add(Map.of("type", AesGcmStage.NAME));
+        }
+        return s;
+    }
+
+    /** An agent's job: a source, the stages, a sink, and how much it tells back. */
+    AgentMessage.Job job(Map<String, Object> source, List<Object> stages, Map<String, Object> sink,
+                         long progress, int named) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("source", source);
+        if (!stages.isEmpty()) {
+            m.put("stages", stages);
+        }
+        m.put("sink", sink);
+        return new AgentMessage.Job(m, progress, flags.verbose, flags.debug, named);
+    }
+
     /**
      * One run of a plan: the ends, started and wired, and their outcome.
      *
@@ -395,28 +419,6 @@ final class RdcpCommand implements Callable<Integer> {
                 m.put("frame-size", flags.frameSize);
                 m.put("slots", flags.slots);
             }
-        }
-
-        private List<Object> stages() {
-            List<Object> s = new ArrayList<>();
-            if (zstd.level != null) {
-                s.add(Map.of("type", "zstd", "level", zstd.level));
-            }
-            if (encrypt) {
-                s.add(Map.of("type", AesGcmStage.NAME));
-            }
-            return s;
-        }
-
-        private AgentMessage.Job job(Map<String, Object> source, List<Object> stages, Map<String, Object> sink,
-                                     long progress, int named) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("source", source);
-            if (!stages.isEmpty()) {
-                m.put("stages", stages);
-            }
-            m.put("sink", sink);
-            return new AgentMessage.Job(m, progress, flags.verbose, flags.debug, named);
         }
 
         /** Tells {@code from}'s send sink where {@code to}'s receiver listens, once it does. */
