@@ -85,21 +85,11 @@ for l in "${links[@]}"; do
 done
 
 # The start-up archive (class data sharing): the classes a transfer loads, parsed and verified
-# once here rather than at every start. Java 17 takes it only for the jar at the path it was
-# made for, hence made here and not shipped; bin/rdflux-launch checks it against ${dest}.
-# The flags that matter for it (GC, exports) are the launcher's. Optional: without it the tools
-# start more slowly, on the runtime's own archive of the JDK classes.
-jar="$dest/lib/rdma-flux.jar" java="$dest/runtime/bin/java" jsa="$dest/lib/rdma-flux.jsa"
-rm -f "$jsa" "$jsa.for"
-if [[ -f "$dest/lib/rdma-flux.classlist" ]] \
-    && "$java" -Xshare:dump -XX:SharedClassListFile="$dest/lib/rdma-flux.classlist" -XX:SharedArchiveFile="$jsa" \
-         -Xlog:disable -Xlog:all=error:stderr --add-exports java.base/sun.nio.ch=ALL-UNNAMED -XX:+UseSerialGC \
-         -cp "$jar" >/dev/null; then
-  printf '%s\n%s\n' "$jar" "$java" > "$jsa.for"
-else
-  rm -f "$jsa"
-  echo "install.sh: no start-up archive recorded: the tools will start more slowly" >&2
-fi
+# once here rather than at every start, for the jar where it now lies (lib/make-start-archive).
+# Optional: without it the tools start more slowly, on the runtime's own archive of the JDK classes.
+rm -f "$dest/lib/rdma-flux.jsa" "$dest/lib/rdma-flux.jsa.for"
+"$dest/lib/make-start-archive" \
+  || echo "install.sh: no start-up archive recorded: the tools will start more slowly" >&2
 
 echo "installed rdma-flux in $dest"
 echo "linked ${tools[*]} into $prefix/bin, with man pages and bash completion"

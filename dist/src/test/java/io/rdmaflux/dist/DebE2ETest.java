@@ -4,13 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The .deb mvn package leaves beside the tarball, read with dpkg-deb (never installed on this
  * machine): its control fields, the release under /opt/rdflux with the tarball's modes, the
- * tools linked into /usr/bin, and, unpacked into a temporary directory, a launcher that runs.
+ * tools linked into /usr/bin, and, unpacked into a temporary directory, a launcher that runs and
+ * the maintainer scripts that make and remove its start-up archive.
  */
 class DebE2ETest {
 
@@ -53,5 +55,31 @@ class DebE2ETest {
                 "--version");
         assertThat(version.exitCode()).as(version.describe()).isZero();
         assertThat(version.out()).startsWith("rdma-flux " + VERSION + " (");
+    }
+
+    @Test
+    void postinstMakesTheStartUpArchiveTheToolsUseAndPrermRemovesIt() {
+        Path root = dir.resolve("root");
+        Installed x = Installed.run(dir, System.getenv("PATH"), "dpkg-deb", "-x", DEB.toString(), root.toString());
+        assertThat(x.exitCode()).as(x.describe()).isZero();
+        Installed e = Installed.run(dir, System.getenv("PATH"), "dpkg-deb", "-e", DEB.toString(), dir.resolve("control").toString());
+        assertThat(e.exitCode()).as(e.describe()).isZero();
+        Path lib = root.resolve("opt/rdflux/lib");
+        Path rdflux = root.resolve("opt/rdflux/bin/rdflux");
+        assertThat(Installed.mainClassSource(dir, rdflux)).as("before postinst").doesNotContain("shared objects file");
+
+        // As dpkg runs it, with DPKG_ROOT naming the root it unpacked into (dpkg --root).
+        Installed postinst = Installed.start(dir, "/usr/bin:/bin", Map.of("DPKG_ROOT", root.toString()),
+                dir.resolve("control/postinst").toString(), "configure");
+        assertThat(postinst.exitCode()).as(postinst.describe()).isZero();
+        assertThat(postinst.err()).isEmpty();
+        assertThat(lib.resolve("rdma-flux.jsa")).isRegularFile();
+        assertThat(Installed.mainClassSource(dir, rdflux)).as("after postinst").contains("source: shared objects file");
+
+        Installed prerm = Installed.start(dir, "/usr/bin:/bin", Map.of("DPKG_ROOT", root.toString()),
+                dir.resolve("control/prerm").toString(), "remove");
+        assertThat(prerm.exitCode()).as(prerm.describe()).isZero();
+        assertThat(lib.resolve("rdma-flux.jsa")).doesNotExist();
+        assertThat(lib.resolve("rdma-flux.jsa.for")).doesNotExist();
     }
 }

@@ -94,6 +94,26 @@ final class Installed {
         }
     }
 
+    /**
+     * Runs {@code rdflux --version} with the launcher {@code rdflux}, logging the classes its
+     * JVM loads, and gives the log's line for the tools' main class: "... source: shared objects
+     * file" when it came from a start-up archive, "... source: jar:..." or "file:..." when not.
+     */
+    static String mainClassSource(Path dir, Path rdflux) {
+        Path log = dir.resolve("class-load-" + System.nanoTime() + ".log");
+        Installed v = start(dir, "/usr/bin:/bin", Map.of("RDFLUX_JAVA_OPTS", "-Xlog:class+load=info:file=" + log),
+                rdflux.toString(), "--version");
+        if (v.exitCode() != 0) {
+            throw new AssertionError("rdflux --version failed: " + v.describe());
+        }
+        try (var lines = Files.lines(log)) {
+            return lines.filter(l -> l.contains(" io.rdmaflux.cli.Main source: ")).findFirst()
+                    .orElseThrow(() -> new AssertionError("io.rdmaflux.cli.Main not in " + log));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** "exit N, stdout: ..., stderr: ..." for assertion messages. */
     String describe() {
         List<String> parts = new ArrayList<>();

@@ -7,8 +7,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,9 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code rdcp --install-remote} from the unpacked release tarball to the loopback sshd (cli's
  * {@link SshFixture}), whose sessions find no rdflux on their PATH: the hint, the install into
  * the per-user cache, the next call without the flag, a tampered or partial cache left unused,
- * two installs that race, and a host of another architecture. Each test gives the sessions a
- * home of its own (the fixture's startup file exports HOME), so nothing touches this machine's
- * own home; another architecture is a {@code uname} of the test's own on the sessions' PATH.
+ * two installs that race, a host of another architecture, the copy's start-up archive, and the
+ * removal of other versions no process uses. Each test gives the sessions a home of its own
+ * (the fixture's startup file exports HOME), so nothing touches this machine's own home;
+ * another architecture is a {@code uname} of the test's own on the sessions' PATH.
  */
 class RemoteInstallE2ETest {
 
@@ -181,5 +184,67 @@ class RemoteInstallE2ETest {
                 .isEqualTo("rdcp: h1: --install-remote cannot run this host's release there: it is for x86_64, that "
                         + "host is aarch64; install rdma-flux for aarch64 there, or give its path with --rdflux-path");
         assertThat(cache).doesNotExist();
+    }
+
+    @Test
+    void theInstalledCopyGetsItsStartUpArchiveWhichItsToolsUse() throws IOException {
+        // Java 17 takes no class of the jar from the archive when the jar's path has a space in
+        // it (the other tests' home has one): this home has none.
+        home = Files.createDirectories(dir.resolve("remote-home"));
+        cache = home.resolve(".cache/rdflux");
+        sessionsRun("");
+        Installed install = rdcp("--install-remote", file("in.txt", "archive\n").toString(), "h1:" + dir.resolve("a.txt"));
+        assertThat(install.exitCode()).as(install.describe()).isZero();
+        Path copy = cache.resolve(VERSION).toRealPath();
+        assertThat(Files.readAllLines(copy.resolve("lib/rdma-flux.jsa.for"))).containsExactly(
+                copy.resolve("lib/rdma-flux.jar").toString(), copy.resolve("runtime/bin/java").toRealPath().toString());
+        assertThat(Installed.mainClassSource(dir, copy.resolve("bin/rdflux"))).contains("source: shared objects file");
+        assertWholeCopy();
+    }
+
+    @Test
+    void anInstallRemovesOtherVersionsThatNoProcessUsesAndOnlyThose() throws Exception {
+        Path old = ownCopy("0.0.1", true);            // ours, idle: removed
+        Path recent = ownCopy("0.0.2", false);        // ours, installed minutes ago: its agent may be starting
+        Path busy = ownCopy("0.0.3", true);           // ours, a process runs from it
+        Path worksIn = ownCopy("0.0.4", true);        // ours, a process works in it
+        Path foreign = Files.createDirectories(cache.resolve("0.0.5"));   // no manifest: not ours
+        Files.writeString(foreign.resolve("keep.txt"), "someone else's\n");
+        Path link = Files.createSymbolicLink(cache.resolve("0.0.6"), old);  // a link: never ours to remove
+        Path sleep = Files.copy(Path.of("/bin/sleep"), busy.resolve("bin/sleep"));
+        Files.setPosixFilePermissions(sleep, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Process runs = new ProcessBuilder(sleep.toString(), "300").start();
+        Process inside = new ProcessBuilder("/bin/sleep", "300").directory(worksIn.toFile()).start();
+        try {
+            Installed install = rdcp("--install-remote", file("in.txt", "tidy\n").toString(), "h1:" + dir.resolve("a.txt"));
+            assertThat(install.exitCode()).as(install.describe()).isZero();
+            assertThat(dir.resolve("a.txt")).hasContent("tidy");
+        } finally {
+            runs.destroyForcibly().waitFor();
+            inside.destroyForcibly().waitFor();
+        }
+        assertThat(old).doesNotExist();
+        assertThat(recent.resolve(".rdflux-sha256")).isRegularFile();
+        assertThat(busy.resolve(".rdflux-sha256")).isRegularFile();
+        assertThat(worksIn.resolve(".rdflux-sha256")).isRegularFile();
+        assertThat(foreign.resolve("keep.txt")).isRegularFile();
+        assertThat(link).isSymbolicLink();
+        assertThat(cache.resolve(VERSION).resolve("bin/rdflux")).isExecutable();
+        try (Stream<Path> left = Files.list(cache)) {
+            assertThat(left.map(p -> p.getFileName().toString())).as("no temporary directory left")
+                    .containsExactlyInAnyOrder(VERSION, "0.0.2", "0.0.3", "0.0.4", "0.0.5", "0.0.6");
+        }
+    }
+
+    /** A cached copy of another version, as an install leaves it (a manifest), made long ago or just now. */
+    private Path ownCopy(String version, boolean longAgo) throws IOException {
+        Path copy = Files.createDirectories(cache.resolve(version));
+        Files.createDirectories(copy.resolve("bin"));
+        Files.writeString(copy.resolve("bin/rdflux"), "#!/bin/sh\n");
+        Path manifest = Files.writeString(copy.resolve(".rdflux-sha256"), "0  bin/rdflux\n");
+        if (longAgo) {
+            Files.setLastModifiedTime(manifest, FileTime.from(Instant.now().minus(Duration.ofHours(1))));
+        }
+        return copy;
     }
 }

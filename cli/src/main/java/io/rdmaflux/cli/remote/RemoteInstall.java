@@ -42,6 +42,8 @@ public final class RemoteInstall {
     static final String MANIFEST = ".rdflux-sha256";
     /** How long one installation may take, from running ssh to the remote end's last word. */
     static final Duration TIMEOUT = Duration.ofMinutes(10);
+    /** How recent an install of another version must be for tidy to leave it (its agent may be starting). */
+    static final Duration KEEP_NEW = Duration.ofMinutes(10);
     /** The remote script's status when the host is of another architecture. */
     private static final int OTHER_ARCH = 90;
 
@@ -56,16 +58,36 @@ public final class RemoteInstall {
             + "; then exec \"$d/bin/rdflux\" \"$@\"; fi; exec rdflux \"$@\"";
 
     /**
+     * After a good install, as a shell function {@code tidy}: the start-up archive for the copy
+     * where it now lies (its lib/make-start-archive; Java 17's archive is valid for one jar path
+     * only, so it cannot be sent), then the other versions in the cache removed, those that no
+     * process of this user runs from, holds open or works in (/proc; nothing is removed without
+     * it). Only our own directories: a plain name of the cache with a manifest, never a link,
+     * a temporary directory (a dot name: another install at work) or anything else; and not one
+     * installed in the last {@link #KEEP_NEW}, whose caller may not have started its agent yet.
+     */
+    private static final String TIDY = " tidy() { \"$d/lib/make-start-archive\" >/dev/null 2>&1;"
+            + " [ -d /proc/self/fd ] || return 0; r=$(cd \"$base\" && pwd -P) || return 0;"
+            + " for o in \"$r\"/*; do n=${o##*/};"
+            + " case \"$n\" in \"$v\"|*[!A-Za-z0-9._+-]*) continue;; esac;"
+            + " [ -d \"$o\" ] && [ ! -L \"$o\" ] && [ -f \"$o/" + MANIFEST + "\" ] || continue;"
+            + " [ -z \"$(find \"$o/" + MANIFEST + "\" -mmin -" + KEEP_NEW.toMinutes() + " 2>/dev/null)\" ] || continue;"
+            + " if find /proc/[0-9]*/exe /proc/[0-9]*/cwd /proc/[0-9]*/fd -maxdepth 1"
+            + " \\( -lname \"$o\" -o -lname \"$o/*\" \\) 2>/dev/null | grep -q .; then continue; fi;"
+            + " g=$(mktemp -d \"$r/.old.XXXXXX\") && mv -T \"$o\" \"$g/$n\" 2>/dev/null; rm -rf \"$g\"; done; };";
+
+    /**
      * Installs the release on stdin ($1 version, $2 its SHA-256, $3 the jar's, $4 the
      * architecture). Prints "kept" when that very build is there already (stdin unread), or
      * "installed"; exits 90 for another architecture. Unpacked beside the cache and renamed in
-     * whole; a broken copy or another build of the version is set aside and removed.
+     * whole; a broken copy or another build of the version is set aside and removed. Either
+     * way {@link #TIDY} follows.
      */
     private static final String INSTALL = "v=$1; sum=$2; jar=$3; arch=$4; m=$(uname -m);"
             + " if [ \"$m\" != \"$arch\" ]; then echo \"this host is $m\" >&2; exit " + OTHER_ARCH + "; fi;"
-            + " base=\"$HOME/.cache/rdflux\"; d=\"$base/$v\";"
+            + " base=\"$HOME/.cache/rdflux\"; d=\"$base/$v\";" + TIDY
             + " same() { " + WHOLE + " && grep -q \"^$jar  lib/rdma-flux.jar\\$\" \"$d/" + MANIFEST + "\"; };"
-            + " if same; then echo kept; exit 0; fi;"
+            + " if same; then tidy; echo kept; exit 0; fi;"
             + " mkdir -p \"$base\" && t=$(mktemp -d \"$base/.$v.XXXXXX\") || exit 73;"
             + " clean() { rm -rf \"$t\"; }; trap clean EXIT; trap \"exit 75\" HUP INT TERM;"
             + " cat > \"$t/release.tar.gz\" || exit 74;"
@@ -75,9 +97,9 @@ public final class RemoteInstall {
             + " (cd \"$t/new\" && sha256sum bin/* lib/rdma-flux.jar > " + MANIFEST + ".part && mv "
             + MANIFEST + ".part " + MANIFEST + ") || exit 74;"
             + " i=0; while ! mv -T \"$t/new\" \"$d\" 2>/dev/null; do"
-            + " if same; then echo kept; exit 0; fi; i=$((i+1));"
+            + " if same; then tidy; echo kept; exit 0; fi; i=$((i+1));"
             + " [ $i -lt 5 ] || { echo \"cannot rename the release into $d\" >&2; exit 73; };"
-            + " mv -T \"$d\" \"$t/old.$i\" 2>/dev/null; done; echo installed";
+            + " mv -T \"$d\" \"$t/old.$i\" 2>/dev/null; done; tidy; echo installed";
 
     /** Destinations this process installed on already (once is enough for all its agents). */
     private static final Set<String> done = ConcurrentHashMap.newKeySet();
