@@ -121,4 +121,31 @@ class StartupE2ETest {
             assertThat(t.err().lines()).as(tool).anyMatch(l -> l.matches("\\s*intx TieredStopAtLevel\\s+= 1\\s.*"));
         }
     }
+
+    /**
+     * The launchers start the JVM without running another program where they need none (each
+     * fork costs a start 10-40 ms on a busy host): no readlink or dirname for a launcher that
+     * is not a link, no locale for the C.UTF-8 locale, no getconf for the number of CPUs. So a
+     * PATH with bash alone does: and the direct-memory limit still follows the CPUs online, as
+     * getconf counts them (128 MiB + 1 MiB frames x (3 x 16 slots + 8 per core + 8), at least 192 MiB).
+     */
+    @Test
+    void theLaunchersNeedNoOtherProgramToStartTheJvm() throws IOException, InterruptedException {
+        Process getconf = new ProcessBuilder("getconf", "_NPROCESSORS_ONLN").start();
+        int cores = Integer.parseInt(new String(getconf.getInputStream().readAllBytes()).strip());
+        assertThat(getconf.waitFor()).isZero();
+        Path onlyBash = Files.createDirectory(dir.resolve("only-bash"));
+        Files.createSymbolicLink(onlyBash.resolve("bash"), Path.of("/bin/bash").toRealPath());
+        for (String tool : List.of("rdsend", "rdrecv", "rdcp", "rdpipe")) {
+            Tool t = Tool.start(dir, tool, PIPE, PIPE, Map.of("PATH", onlyBash.toString(), "LC_ALL", "C.UTF-8",
+                    "JAVA_HOME", System.getProperty("java.home"),
+                    "RDFLUX_JAVA_OPTS", "-Drdflux.test.marker=" + dir + " -XX:+PrintFlagsFinal"), "--version");
+            assertThat(t.exitCode(LIMIT)).as("%s: %s", tool, t.err()).isZero();
+            assertThat(new String(t.process.getInputStream().readAllBytes())).startsWith("rdma-flux ");
+            long direct = Math.max(192L << 20, (128L << 20) + (1L << 20) * (3 * 16 + 8 * cores + 8));
+            assertThat(t.err().lines()).as(tool).anyMatch(l -> l.matches("\\s*\\S+ MaxDirectMemorySize\\s+= "
+                    + direct + "\\s.*"));
+        }
+    }
 }
+
