@@ -32,7 +32,8 @@ final class RemoteOptions {
     @Option(names = "--install-remote",
             description = "Copy this host's rdma-flux release over the same ssh to hosts that lack it, into "
                 + RemoteInstall.CACHE + "/VERSION there (checksum verified, renamed into place when whole), and run "
-                + "it from there; later calls find it there without this option. Says on stderr what it did.")
+                + "it from there; later calls find it there without this option. Also makes its start-up archive "
+                + "there and removes other versions there that nothing uses. Says on stderr what it did.")
     boolean installRemote;
 
     @Option(names = "--no-ssh-share",
