@@ -296,6 +296,7 @@ final class Fanout {
                 String listingKey = AgentMessage.newKey();
                 from.start(jobs().sender(key, first, progress, listingKey, chain.size()));
                 List<CopyEnd> listers = new ArrayList<>();
+                List<Mono<Void>> standIns = new ArrayList<>();
                 if (command.sync) {
                     // Each host lists its DEST to the source, which sends what any of them lacks.
                     for (Target t : chain) {
@@ -303,6 +304,8 @@ final class Fanout {
                         ends.add(lister);
                         listers.add(lister);
                         lister.start(jobs().lister(listingKey, t.plan()));
+                        standIns.add(FanoutListings.standInOnFailure(lister, from, listingKey, command.flags.transport,
+                                t.label()));
                     }
                 }
                 List<Mono<Void>> outcomes = new ArrayList<>();
@@ -312,8 +315,9 @@ final class Fanout {
                         return Mono.empty();
                     }));
                 }
+                outcomes.addAll(standIns);
                 for (CopyEnd lister : listers) {
-                    // A lister that cannot connect fails on its own; the source then waits for it in vain.
+                    // A lister that cannot connect fails on its own; a stand-in then takes its place.
                     outcomes.add(from.listening().flatMap(p -> from.addressFor(lister).flatMap(a -> lister.connect(a, p)))
                             .onErrorResume(e -> Mono.empty()));
                 }

@@ -143,6 +143,34 @@ class FanoutE2ETest {
     }
 
     @Test
+    void syncWithAnUnreachableHostInTheMiddleLeavesTheOthersComplete() throws Exception {
+        Path src = RdcpE2ETest.tree(dir.resolve("src"));
+        Path one = dir.resolve("one");
+        Path three = dir.resolve("three");
+        copyAsIs(src, one);
+        copyAsIs(src, three);
+        Files.writeString(src.resolve("new.txt"), "new at the source");
+        Map<String, String> want = RdcpE2ETest.listing(src);
+        String rsh = "ssh -F " + withDeadHost();
+
+        Tool t = rdcp(rsh, "-r", "-v", "--sync", src + "/", "--to", "h1:" + one, "--to", "hdead:" + dir.resolve("dead"),
+                "--to", "h3:" + three);
+
+        // Before, the source waited 120 s for hdead's listing, then failed the copy to every host.
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(RdcpE2ETest.listing(one)).as(t.err()).isEqualTo(want);
+        assertThat(RdcpE2ETest.listing(three)).isEqualTo(want);
+        assertThat(dir.resolve("dead")).doesNotExist();
+        // hdead's missing listing costs the others nothing: only the new file travels.
+        for (String h : List.of("h1", "h3")) {
+            assertThat(t.err()).containsPattern("(?m)^rdcp: " + h + ": 1 file, 17 bytes in place at .*, 30[0-9] kept$");
+        }
+        assertThat(t.err()).contains("rdcp: hdead: ssh connection refused")
+                .contains("1 of 3 destinations failed (hdead); the other 2 have the copy")
+                .doesNotContain("Exception");
+    }
+
+    @Test
     void aHostKilledMidCopyFailsAloneAndTheHostsAfterItAreFedAgain() throws Exception {
         Path src = Files.createDirectories(dir.resolve("src"));
         Files.writeString(src.resolve("a-small"), "small");
