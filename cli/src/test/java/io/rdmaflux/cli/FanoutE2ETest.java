@@ -198,6 +198,39 @@ class FanoutE2ETest {
     }
 
     @Test
+    void syncWithAHostKilledMidCopyFeedsTheHostsAfterItAgainAgainstTheirOwnListings() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files.writeString(src.resolve("a-small"), "small");
+        Files2.random(src.resolve("big.bin"), 24L << 20, 5);
+        Path three = dir.resolve("three");
+        copyAsIs(src, three);
+        Files.writeString(three.resolve("big.bin"), "an older big.bin");
+        Files.writeString(three.resolve("extra.txt"), "not at the source");
+        Map<String, String> want = RdcpE2ETest.listing(src);
+
+        Tool t = rdcp(sshd.rsh(), "-r", "-v", "--sync", "--delete", "--bwlimit", "4M", src + "/",
+                "--to", "h1:" + dir.resolve("one"), "--to", "h2:" + dir.resolve("two"), "--to", "h3:" + three);
+        awaitInProgress(t, dir.resolve(".rdflux-two.part/big.bin"));
+        List<ProcessHandle> agents = agentsOn("127.0.0.2");
+        assertThat(agents).as("h2's agents").isNotEmpty();
+        for (ProcessHandle p : agents) {
+            new ProcessBuilder("kill", "-KILL", Long.toString(p.pid())).start().waitFor();
+        }
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isNotZero().isNotEqualTo(ExitCode.INTERRUPTED);
+        assertThat(RdcpE2ETest.listing(dir.resolve("one"))).as(t.err()).isEqualTo(want);
+        assertThat(RdcpE2ETest.listing(three)).as("fed again after h2 died; rdcp said: " + t.err()).isEqualTo(want);
+        assertThat(dir.resolve("two")).doesNotExist();
+        // The second chain syncs against h3's listing as it is then: a-small, current there, is kept.
+        assertThat(t.err()).contains("feeding again the host cut off by a failure: h3")
+                .containsPattern("(?m)^rdcp: h3: 1 file, [0-9]+ bytes in place at .*, 1 kept$")
+                .containsPattern("(?m)^rdcp: h2: ")
+                .contains("1 of 3 destinations failed (h2)")
+                .doesNotContain("Exception");
+        // The extension then checks that nothing of this test runs on any host, nor any ssh session.
+    }
+
+    @Test
     void ctrlCEndsEveryHostsPartAndLeavesNothingRunning() throws Exception {
         Path src = Files.createDirectories(dir.resolve("src"));
         Files2.random(src.resolve("big.bin"), 64L << 20, 4);
