@@ -1,8 +1,14 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
+import io.rdmaflux.cli.remote.AgentMessage;
+import io.rdmaflux.cli.remote.RemoteAgent;
+import io.rdmaflux.cli.remote.RemoteException;
+import io.rdmaflux.cli.remote.RemoteHost;
+import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.cli.remote.ShellWords;
 import io.rdmaflux.cli.remote.SshFixture;
 import java.io.IOException;
@@ -115,6 +121,52 @@ class FanoutE2ETest {
         }
         assertThat(again.err()).containsPattern("(?m)^rdcp: sent [0-9]+ bytes .* for 17 bytes ")
                 .containsPattern("(?m)^rdcp: copied 1 file, 17 bytes .* to 3 hosts; 30[0-9] files already up to date$");
+    }
+
+    /**
+     * The pipeline form through real agents: h2's job sends a file with a {@code send} sink whose
+     * {@code to} lists h1's and h3's receiving agents and a closed port. The agent runs that sink
+     * as it is (it does not wait for the coordinator to say where), the two receivers get the
+     * file, and the job ends with exit 23 naming the receiver that failed.
+     */
+    @Test
+    void anAgentsSendSinkWithAToListReachesEachReceiverAndNamesTheOneThatFailed() throws Exception {
+        Path in = Files2.random(dir.resolve("in.bin"), 3 * 1048576 + 5, 6);
+        String key = AgentMessage.newKey();
+        RemoteShell shell = RemoteShell.create().rsh(sshd.rsh()).rdfluxPath(ShellWords.quote(tool.toString()));
+        int closed;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.2"))) {
+            closed = s.getLocalPort();
+        }
+        RemoteAgent h1 = shell.startAgent(RemoteHost.parse("h1"));
+        RemoteAgent h2 = shell.startAgent(RemoteHost.parse("h2"));
+        RemoteAgent h3 = shell.startAgent(RemoteHost.parse("h3"));
+        try {
+            Map<String, Object> receive = Map.of("type", "receive", "port", 0, "key", key, "transport", "tcp");
+            h1.submit(new AgentMessage.Job(Map.of("source", receive,
+                    "sink", Map.of("type", "file", "path", dir.resolve("at h1.bin").toString())), 0, false, false)).block(LIMIT);
+            h3.submit(new AgentMessage.Job(Map.of("source", receive,
+                    "sink", Map.of("type", "file", "path", dir.resolve("at h3.bin").toString())), 0, false, false)).block(LIMIT);
+            List<String> to = List.of(h1.dataAddress().block(LIMIT) + ":" + h1.listening().block(LIMIT).port(),
+                    "127.0.0.2:" + closed, h3.dataAddress().block(LIMIT) + ":" + h3.listening().block(LIMIT).port());
+            h2.submit(new AgentMessage.Job(Map.of("source", Map.of("type", "file", "path", in.toString()),
+                    "stages", List.of(Map.of("type", "zstd")),
+                    "sink", Map.of("type", "send", "to", to, "key", key, "transport", "tcp")), 0, false, false)).block(LIMIT);
+
+            assertThat(h1.done().block(LIMIT).bytes()).isEqualTo(Files.size(in));
+            assertThat(h3.done().block(LIMIT).bytes()).isEqualTo(Files.size(in));
+            Throwable sent = catchThrowable(() -> h2.done().block(LIMIT));
+            assertThat(sent).isInstanceOf(RemoteException.class);
+            RemoteException e = (RemoteException) sent;
+            assertThat(e.remoteStatus()).as(e.getMessage()).isEqualTo(ExitCode.PARTIAL);
+            assertThat(e.failures()).singleElement().asString().contains("127.0.0.2:" + closed);
+        } finally {
+            h1.dispose();
+            h2.dispose();
+            h3.dispose();
+        }
+        assertThat(Files2.sha256(dir.resolve("at h1.bin"))).isEqualTo(Files2.sha256(in));
+        assertThat(Files2.sha256(dir.resolve("at h3.bin"))).isEqualTo(Files2.sha256(in));
     }
 
     /** {@code cp -a}: the tree with its modes and times, as a host that has a current copy holds it. */
