@@ -169,6 +169,18 @@ class FanoutE2ETest {
         assertThat(Files2.sha256(dir.resolve("at h3.bin"))).isEqualTo(Files2.sha256(in));
     }
 
+    @Test
+    void portWithToIsRefusedSayingWhy() throws Exception {
+        Path src = Files.writeString(dir.resolve("f"), "x");
+
+        Tool t = rdcp(sshd.rsh(), "--port", "7000", src.toString(), "--to", "h1:" + dir.resolve("one"));
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(t.err()).contains("--port cannot be used with --to: in a chain each host's receiver listens on a "
+                + "free port of its own").doesNotContain("Exception");
+        assertThat(dir.resolve("one")).doesNotExist();
+    }
+
     /** {@code cp -a}: the tree with its modes and times, as a host that has a current copy holds it. */
     private static void copyAsIs(Path from, Path to) throws Exception {
         Process cp = new ProcessBuilder("cp", "-a", from.toString(), to.toString()).inheritIO().start();
@@ -220,6 +232,21 @@ class FanoutE2ETest {
         assertThat(t.err()).contains("rdcp: hdead: ssh connection refused")
                 .contains("1 of 3 destinations failed (hdead); the other 2 have the copy")
                 .doesNotContain("Exception");
+    }
+
+    @Test
+    void aSourceThatCannotBeReachedEndsEveryHostsWaitAtOnce() throws Exception {
+        Path src = RdcpE2ETest.tree(dir.resolve("src"));
+        String rsh = "ssh -F " + withDeadHost();
+
+        Tool t = rdcp(rsh, "-r", "hdead:" + src + "/", "--to", "h1:" + dir.resolve("one"), "--to", "h3:" + dir.resolve("three"));
+
+        // Before, each host waited 120 s for a sender that would never come, then was fed again, twice.
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(t.err()).contains("hdead: ssh connection refused")
+                .doesNotContain("no sender arrived").doesNotContain("feeding again").doesNotContain("Exception");
+        assertThat(dir.resolve("one")).doesNotExist();
+        assertThat(dir.resolve("three")).doesNotExist();
     }
 
     @Test
