@@ -42,6 +42,9 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
     /** The host, or null for this one. */
     abstract RemoteHost host();
 
+    /** Whether the job's data began to flow (a receiver: a sender's stream arrived). */
+    abstract boolean streamBegan();
+
     /** Where the entries the job's tree sink names go (see {@link AgentMessage.Entry}); set before {@link #start}. */
     abstract void onEntry(java.util.function.Consumer<AgentMessage.Entry> consumer);
 
@@ -116,6 +119,11 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
         }
 
         @Override
+        boolean streamBegan() {
+            return agent.started();
+        }
+
+        @Override
         void onEntry(java.util.function.Consumer<AgentMessage.Entry> consumer) {
             agent.onEntry(consumer);
         }
@@ -132,6 +140,7 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
         private final ProgressCount count = new ProgressCount();
         private Mono<Void> done = Mono.never();
         private volatile java.util.function.Consumer<AgentMessage.Entry> entries = e -> { };
+        private volatile boolean started;
 
         @Override
         void start(AgentMessage.Job job) {
@@ -179,6 +188,11 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
         }
 
         @Override
+        boolean streamBegan() {
+            return started;
+        }
+
+        @Override
         void onEntry(java.util.function.Consumer<AgentMessage.Entry> consumer) {
             entries = consumer;
         }
@@ -197,6 +211,7 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
 
         @Override
         public void started() {
+            started = true;
         }
 
         @Override

@@ -68,7 +68,8 @@ final class Fanout {
      */
     static int command(RdcpCommand command, RemoteShell shell) {
         if (command.port != null) {
-            throw new UsageException("--port with --to: each host's receiver picks its own port");
+            throw new UsageException("--port cannot be used with --to: in a chain each host's receiver listens on a "
+                    + "free port of its own, which rdcp tells the host before it");
         }
         List<String> sources = List.copyOf(command.args);
         List<Target> targets = new ArrayList<>();
@@ -264,6 +265,8 @@ final class Fanout {
         private final Map<CopyEnd, Throwable> failures = new ConcurrentHashMap<>();
         /** Ends whose receiver never listened (not reached, or refused the job): left out of the chain. */
         private final java.util.Set<CopyEnd> leftOut = ConcurrentHashMap.newKeySet();
+        /** Ends stopped because their sender failed before their stream began: cut off, not failed on their own. */
+        private final java.util.Set<CopyEnd> orphaned = ConcurrentHashMap.newKeySet();
         private final AtomicBoolean stopping = new AtomicBoolean();
 
         Round(List<Target> chain) {
@@ -296,6 +299,7 @@ final class Fanout {
                 String listingKey = AgentMessage.newKey();
                 from.start(jobs().sender(key, first, progress, listingKey, chain.size()));
                 List<CopyEnd> listers = new ArrayList<>();
+                List<Mono<Void>> standIns = new ArrayList<>();
                 if (command.sync) {
                     // Each host lists its DEST to the source, which sends what any of them lacks.
                     for (Target t : chain) {
@@ -303,6 +307,8 @@ final class Fanout {
                         ends.add(lister);
                         listers.add(lister);
                         lister.start(jobs().lister(listingKey, t.plan()));
+                        standIns.add(FanoutListings.standInOnFailure(lister, from, listingKey, command.flags.transport,
+                                t.label()));
                     }
                 }
                 List<Mono<Void>> outcomes = new ArrayList<>();
@@ -312,8 +318,9 @@ final class Fanout {
                         return Mono.empty();
                     }));
                 }
+                outcomes.addAll(standIns);
                 for (CopyEnd lister : listers) {
-                    // A lister that cannot connect fails on its own; the source then waits for it in vain.
+                    // A lister that cannot connect fails on its own; a stand-in then takes its place.
                     outcomes.add(from.listening().flatMap(p -> from.addressFor(lister).flatMap(a -> lister.connect(a, p)))
                             .onErrorResume(e -> Mono.empty()));
                 }
@@ -361,8 +368,28 @@ final class Fanout {
                             return wire(from, next.subList(1, next.size())).then(Mono.empty());
                         })
                         // A sender that failed to take the address reports its own failure.
-                        .flatMap(a -> from.connect(a, port).onErrorResume(e -> Mono.empty()));
+                        .flatMap(a -> from.connect(a, port).onErrorResume(e -> Mono.empty())
+                                .then(endIfSenderFails(from, to)));
             });
+        }
+
+        /**
+         * A sender that fails before its receiver saw a stream leaves that receiver waiting for
+         * nobody (up to {@link FanoutJobs#SENDER_WAIT}): it is ended at once, as cut off by the
+         * failure before it. One whose stream had begun fails, or completes, on its own.
+         */
+        private Mono<Void> endIfSenderFails(CopyEnd from, CopyEnd to) {
+            // A host that never listened was never in the chain: another one sends to "to".
+            Mono<Boolean> inChain = from == ends.get(0) ? Mono.just(true)
+                    : from.listening().map(p -> true).onErrorResume(x -> Mono.just(false));
+            return from.done().onErrorResume(e -> inChain.doOnNext(sender -> {
+                if (sender && !to.streamBegan() && !stopping.get() && Signals.received() == null) {
+                    failures.putIfAbsent(to, new RdmaFluxException(ErrorCode.CANCELLED,
+                            "nothing arrived: the end sending to it failed before its stream began"));
+                    orphaned.add(to);
+                    to.abort();
+                }
+            }).then());
         }
 
         /** Ctrl-C: every end stops; those in this process tell their peers of the signal. */
@@ -382,7 +409,8 @@ final class Fanout {
          * Sorts the failures: a source that failed on its own (its files, not its receiver)
          * fails the whole copy, as a single copy would; otherwise the first host of the chain
          * that failed, and any that was left out, failed on its own, and the hosts after that
-         * first one were cut off by it and may be fed again.
+         * first one (and any whose sender failed before its stream began) were cut off by it
+         * and may be fed again.
          */
         private Outcome outcome(CopyEnd from, List<CopyEnd> receivers) {
             for (int i = 0; i < receivers.size(); i++) {
@@ -404,7 +432,7 @@ final class Fanout {
                 if (leftOut.contains(receivers.get(i))) {
                     continue;
                 }
-                if (firstSeen) {
+                if (firstSeen || orphaned.contains(receivers.get(i))) {
                     cutOff.add(chain.get(i));
                 } else {
                     firstSeen = true;

@@ -35,7 +35,8 @@ final class FanoutJobs {
             source.put("sync", command.checksum ? "checksum" : "size-and-mtime");
             source.put("key", listingKey);
             source.put("listings", hosts);
-            source.put("listing-timeout", SENDER_WAIT);   // a host that never sends its listing fails the copy
+            // A host whose listing job fails is stood in for (FanoutListings); this bounds a lister that hangs.
+            source.put("listing-timeout", SENDER_WAIT);
             source.put("transport", transport());
         }
         if (command.habits.bwlimit > 0) {

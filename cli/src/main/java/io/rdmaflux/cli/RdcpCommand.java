@@ -114,7 +114,7 @@ final class RdcpCommand implements Callable<Integer> {
     boolean encrypt;
 
     @Option(names = "--port", paramLabel = "PORT", description = "The port the receiving end listens on "
-        + "(firewalls); with --sync the destination's listing goes to PORT+1. Default: one it picks.")
+        + "(firewalls); with --sync the destination's listing goes to PORT+1. Default: one it picks. Not with --to.")
     Integer port;
 
     @Mixin

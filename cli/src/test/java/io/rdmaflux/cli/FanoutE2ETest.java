@@ -1,8 +1,14 @@
 package io.rdmaflux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
+import io.rdmaflux.cli.remote.AgentMessage;
+import io.rdmaflux.cli.remote.RemoteAgent;
+import io.rdmaflux.cli.remote.RemoteException;
+import io.rdmaflux.cli.remote.RemoteHost;
+import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.cli.remote.ShellWords;
 import io.rdmaflux.cli.remote.SshFixture;
 import java.io.IOException;
@@ -117,6 +123,64 @@ class FanoutE2ETest {
                 .containsPattern("(?m)^rdcp: copied 1 file, 17 bytes .* to 3 hosts; 30[0-9] files already up to date$");
     }
 
+    /**
+     * The pipeline form through real agents: h2's job sends a file with a {@code send} sink whose
+     * {@code to} lists h1's and h3's receiving agents and a closed port. The agent runs that sink
+     * as it is (it does not wait for the coordinator to say where), the two receivers get the
+     * file, and the job ends with exit 23 naming the receiver that failed.
+     */
+    @Test
+    void anAgentsSendSinkWithAToListReachesEachReceiverAndNamesTheOneThatFailed() throws Exception {
+        Path in = Files2.random(dir.resolve("in.bin"), 3 * 1048576 + 5, 6);
+        String key = AgentMessage.newKey();
+        RemoteShell shell = RemoteShell.create().rsh(sshd.rsh()).rdfluxPath(ShellWords.quote(tool.toString()));
+        int closed;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.2"))) {
+            closed = s.getLocalPort();
+        }
+        RemoteAgent h1 = shell.startAgent(RemoteHost.parse("h1"));
+        RemoteAgent h2 = shell.startAgent(RemoteHost.parse("h2"));
+        RemoteAgent h3 = shell.startAgent(RemoteHost.parse("h3"));
+        try {
+            Map<String, Object> receive = Map.of("type", "receive", "port", 0, "key", key, "transport", "tcp");
+            h1.submit(new AgentMessage.Job(Map.of("source", receive,
+                    "sink", Map.of("type", "file", "path", dir.resolve("at h1.bin").toString())), 0, false, false)).block(LIMIT);
+            h3.submit(new AgentMessage.Job(Map.of("source", receive,
+                    "sink", Map.of("type", "file", "path", dir.resolve("at h3.bin").toString())), 0, false, false)).block(LIMIT);
+            List<String> to = List.of(h1.dataAddress().block(LIMIT) + ":" + h1.listening().block(LIMIT).port(),
+                    "127.0.0.2:" + closed, h3.dataAddress().block(LIMIT) + ":" + h3.listening().block(LIMIT).port());
+            h2.submit(new AgentMessage.Job(Map.of("source", Map.of("type", "file", "path", in.toString()),
+                    "stages", List.of(Map.of("type", "zstd")),
+                    "sink", Map.of("type", "send", "to", to, "key", key, "transport", "tcp")), 0, false, false)).block(LIMIT);
+
+            assertThat(h1.done().block(LIMIT).bytes()).isEqualTo(Files.size(in));
+            assertThat(h3.done().block(LIMIT).bytes()).isEqualTo(Files.size(in));
+            Throwable sent = catchThrowable(() -> h2.done().block(LIMIT));
+            assertThat(sent).isInstanceOf(RemoteException.class);
+            RemoteException e = (RemoteException) sent;
+            assertThat(e.remoteStatus()).as(e.getMessage()).isEqualTo(ExitCode.PARTIAL);
+            assertThat(e.failures()).singleElement().asString().contains("127.0.0.2:" + closed);
+        } finally {
+            h1.dispose();
+            h2.dispose();
+            h3.dispose();
+        }
+        assertThat(Files2.sha256(dir.resolve("at h1.bin"))).isEqualTo(Files2.sha256(in));
+        assertThat(Files2.sha256(dir.resolve("at h3.bin"))).isEqualTo(Files2.sha256(in));
+    }
+
+    @Test
+    void portWithToIsRefusedSayingWhy() throws Exception {
+        Path src = Files.writeString(dir.resolve("f"), "x");
+
+        Tool t = rdcp(sshd.rsh(), "--port", "7000", src.toString(), "--to", "h1:" + dir.resolve("one"));
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(t.err()).contains("--port cannot be used with --to: in a chain each host's receiver listens on a "
+                + "free port of its own").doesNotContain("Exception");
+        assertThat(dir.resolve("one")).doesNotExist();
+    }
+
     /** {@code cp -a}: the tree with its modes and times, as a host that has a current copy holds it. */
     private static void copyAsIs(Path from, Path to) throws Exception {
         Process cp = new ProcessBuilder("cp", "-a", from.toString(), to.toString()).inheritIO().start();
@@ -140,6 +204,49 @@ class FanoutE2ETest {
         assertThat(t.err()).contains("rdcp: hdead: ssh connection refused")
                 .contains("1 of 3 destinations failed (hdead); the other 2 have the copy")
                 .doesNotContain("Exception");
+    }
+
+    @Test
+    void syncWithAnUnreachableHostInTheMiddleLeavesTheOthersComplete() throws Exception {
+        Path src = RdcpE2ETest.tree(dir.resolve("src"));
+        Path one = dir.resolve("one");
+        Path three = dir.resolve("three");
+        copyAsIs(src, one);
+        copyAsIs(src, three);
+        Files.writeString(src.resolve("new.txt"), "new at the source");
+        Map<String, String> want = RdcpE2ETest.listing(src);
+        String rsh = "ssh -F " + withDeadHost();
+
+        Tool t = rdcp(rsh, "-r", "-v", "--sync", src + "/", "--to", "h1:" + one, "--to", "hdead:" + dir.resolve("dead"),
+                "--to", "h3:" + three);
+
+        // Before, the source waited 120 s for hdead's listing, then failed the copy to every host.
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(RdcpE2ETest.listing(one)).as(t.err()).isEqualTo(want);
+        assertThat(RdcpE2ETest.listing(three)).isEqualTo(want);
+        assertThat(dir.resolve("dead")).doesNotExist();
+        // hdead's missing listing costs the others nothing: only the new file travels.
+        for (String h : List.of("h1", "h3")) {
+            assertThat(t.err()).containsPattern("(?m)^rdcp: " + h + ": 1 file, 17 bytes in place at .*, 30[0-9] kept$");
+        }
+        assertThat(t.err()).contains("rdcp: hdead: ssh connection refused")
+                .contains("1 of 3 destinations failed (hdead); the other 2 have the copy")
+                .doesNotContain("Exception");
+    }
+
+    @Test
+    void aSourceThatCannotBeReachedEndsEveryHostsWaitAtOnce() throws Exception {
+        Path src = RdcpE2ETest.tree(dir.resolve("src"));
+        String rsh = "ssh -F " + withDeadHost();
+
+        Tool t = rdcp(rsh, "-r", "hdead:" + src + "/", "--to", "h1:" + dir.resolve("one"), "--to", "h3:" + dir.resolve("three"));
+
+        // Before, each host waited 120 s for a sender that would never come, then was fed again, twice.
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(t.err()).contains("hdead: ssh connection refused")
+                .doesNotContain("no sender arrived").doesNotContain("feeding again").doesNotContain("Exception");
+        assertThat(dir.resolve("one")).doesNotExist();
+        assertThat(dir.resolve("three")).doesNotExist();
     }
 
     @Test
@@ -167,6 +274,39 @@ class FanoutE2ETest {
                 .containsPattern("(?m)^rdcp: h2: ")
                 .contains("1 of 3 destinations failed (h2)")
                 .doesNotContain("Exception");
+    }
+
+    @Test
+    void syncWithAHostKilledMidCopyFeedsTheHostsAfterItAgainAgainstTheirOwnListings() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files.writeString(src.resolve("a-small"), "small");
+        Files2.random(src.resolve("big.bin"), 24L << 20, 5);
+        Path three = dir.resolve("three");
+        copyAsIs(src, three);
+        Files.writeString(three.resolve("big.bin"), "an older big.bin");
+        Files.writeString(three.resolve("extra.txt"), "not at the source");
+        Map<String, String> want = RdcpE2ETest.listing(src);
+
+        Tool t = rdcp(sshd.rsh(), "-r", "-v", "--sync", "--delete", "--bwlimit", "4M", src + "/",
+                "--to", "h1:" + dir.resolve("one"), "--to", "h2:" + dir.resolve("two"), "--to", "h3:" + three);
+        awaitInProgress(t, dir.resolve(".rdflux-two.part/big.bin"));
+        List<ProcessHandle> agents = agentsOn("127.0.0.2");
+        assertThat(agents).as("h2's agents").isNotEmpty();
+        for (ProcessHandle p : agents) {
+            new ProcessBuilder("kill", "-KILL", Long.toString(p.pid())).start().waitFor();
+        }
+
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isNotZero().isNotEqualTo(ExitCode.INTERRUPTED);
+        assertThat(RdcpE2ETest.listing(dir.resolve("one"))).as(t.err()).isEqualTo(want);
+        assertThat(RdcpE2ETest.listing(three)).as("fed again after h2 died; rdcp said: " + t.err()).isEqualTo(want);
+        assertThat(dir.resolve("two")).doesNotExist();
+        // The second chain syncs against h3's listing as it is then: a-small, current there, is kept.
+        assertThat(t.err()).contains("feeding again the host cut off by a failure: h3")
+                .containsPattern("(?m)^rdcp: h3: 1 file, [0-9]+ bytes in place at .*, 1 kept$")
+                .containsPattern("(?m)^rdcp: h2: ")
+                .contains("1 of 3 destinations failed (h2)")
+                .doesNotContain("Exception");
+        // The extension then checks that nothing of this test runs on any host, nor any ssh session.
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.rdmaflux.pipeline;
 
+import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.connector.SinkResult;
@@ -43,6 +44,13 @@ public final class TreeCopySource implements PipelineSource {
     public static final String FILES = "tree-files";
     /** Stream metadata: their content bytes (those to send, in a sync), when counted first. */
     public static final String BYTES = "tree-bytes";
+    /**
+     * Stream metadata, on a listing stream: no listing, but a stand-in for a destination that
+     * could not send one (its host not reached), naming it. With several listings (a sync to
+     * many hosts) the source takes it as one of those it waits for and leaves it out of the
+     * common part: that destination receives nothing of this stream, so nothing is kept for it.
+     */
+    public static final String NO_LISTING = "tree-no-listing";
 
     private final TreeSource tree;
     private final boolean count;
@@ -153,6 +161,11 @@ public final class TreeCopySource implements PipelineSource {
         PipelineSink sink = new PipelineSink() {
             @Override
             public Mono<SinkResult> write(Upstream upstream) {
+                String absent = upstream.metadata().get(NO_LISTING);
+                if (absent != null) {
+                    return upstream.data(CodecContext.keyless()).doOnNext(Chunk::release)
+                            .then(Mono.fromSupplier(() -> new SinkResult(0, "no listing from " + absent)));
+                }
                 return TreeListing.read(upstream.data(CodecContext.keyless()))
                         .doOnNext(read::add)
                         .map(l -> new SinkResult(0, "the destination's listing (" + l.size() + " entries)"));
@@ -172,7 +185,8 @@ public final class TreeCopySource implements PipelineSource {
         };
         Downstream into = new Downstream(List.of(), CodecChain.empty(), Pipeline.DEFAULT_FRAME, downstream.codecs(), sink,
                 onlyListening, new PipelineMetrics(listing.describe(), List.of(), List.of(), sink.describe()), null);
-        return listing.open(into).then(Mono.fromSupplier(() -> read.size() == 1 ? read.get(0) : common(read)));
+        return listing.open(into).then(Mono.fromSupplier(() -> read.size() == 1 ? read.get(0)
+                : read.isEmpty() ? TreeListing.of(List.of()) : common(read)));
     }
 
     /**

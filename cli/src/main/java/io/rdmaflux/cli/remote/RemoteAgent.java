@@ -58,6 +58,7 @@ public final class RemoteAgent implements Disposable {
     private final Sinks.One<AgentMessage.Listening> listening = Sinks.one();
     private final Sinks.One<AgentMessage.Done> done = Sinks.one();
     private final Sinks.Empty<Void> exited = Sinks.empty();
+    private volatile boolean started;
     /** Guards the start's outcome: a hello and the start timeout, whichever comes first, decide it. */
     private final Object start = new Object();
     private final AtomicBoolean disposed = new AtomicBoolean();
@@ -142,6 +143,11 @@ public final class RemoteAgent implements Disposable {
     /** Tells the job's send sink where the downstream receiver listens. */
     public Mono<Void> connect(String address, int port) {
         return write(new AgentMessage.Connect(address, port));
+    }
+
+    /** Whether the job's data began to flow: its {@code started} message arrived. */
+    public boolean started() {
+        return started;
     }
 
     /**
@@ -275,6 +281,8 @@ public final class RemoteAgent implements Disposable {
                 } else if (m instanceof AgentMessage.Progress p) {
                     bytes = p.bytes();
                     progress = p;
+                } else if (m instanceof AgentMessage.Started) {
+                    started = true;
                 } else if (m instanceof AgentMessage.Done d) {
                     bytes = d.bytes();
                     outcome = d;
