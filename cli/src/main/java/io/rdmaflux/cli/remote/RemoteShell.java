@@ -188,6 +188,11 @@ public final class RemoteShell {
         return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, sharing, Objects.requireNonNull(warm));
     }
 
+    /** Whether and how agents use and leave a warm agent. */
+    public WarmAgents warm() {
+        return warm;
+    }
+
     /** Whether the remote shell is OpenSSH's ssh, which gets the options in the class comment. */
     public boolean isSsh() {
         return Path.of(rsh.get(0)).getFileName().toString().equals("ssh");

@@ -152,14 +152,15 @@ public final class WarmDaemon {
             return;
         }
         closing = true;
+        if (server == null) {
+            return;   // it never listened: the socket there, if any, is another daemon's
+        }
         try {
             Files.deleteIfExists(place.socket());
         } catch (IOException e) {
             // Closing anyway; the next daemon removes it.
         }
-        if (server != null) {
-            quietClose(server);
-        }
+        quietClose(server);
     }
 
     /** How many sessions it has served. */
