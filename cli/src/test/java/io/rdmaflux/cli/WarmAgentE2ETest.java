@@ -240,6 +240,24 @@ class WarmAgentE2ETest {
         assertThat(session).startsWith("127.0.0.1 ").isNotEqualTo(daemons);
     }
 
+    @Test
+    void anRdpipeChainOfThreeSessionsIsServedByOneDaemonAtOnce() throws Exception {
+        assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("one")));
+        long daemon = awaitOneDaemon();
+        Path out = dir.resolve("out");
+        Tool t = tool("rdpipe", "5m", ProcessBuilder.Redirect.from(file.toFile()), ProcessBuilder.Redirect.to(out.toFile()),
+                "-v", "h1:cat", "h1:tr a-z A-Z", "h1:cat");
+        assertCopied(t);
+        assertThat(Files.readString(out)).isEqualTo("HI\n");
+        Matcher m = SERVED.matcher(t.err());
+        List<Long> sessions = new ArrayList<>();
+        while (m.find()) {
+            assertThat(Long.parseLong(m.group(1))).isEqualTo(daemon);
+            sessions.add(Long.parseLong(m.group(2)));
+        }
+        assertThat(sessions).as(t.err()).containsExactlyInAnyOrder(1L, 2L, 3L);
+    }
+
     /** Connects to the daemon as the command prefix says (setpriv for another user); what it said first. */
     private String connect(List<String> as) throws Exception {
         List<String> cmd = new ArrayList<>(as);
