@@ -1,6 +1,10 @@
 package io.rdmaflux.cli;
 
 import io.rdmaflux.cli.remote.Agent;
+import io.rdmaflux.cli.remote.RemoteInstall;
+import io.rdmaflux.cli.warm.WarmDaemon;
+import io.rdmaflux.cli.warm.WarmPlace;
+import io.rdmaflux.cli.warm.WarmStart;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
@@ -9,6 +13,7 @@ import java.io.PrintStream;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -29,9 +34,24 @@ final class AgentCommand implements Callable<Integer> {
         + "that started this agent knows its hello from anything a login printed before it.")
     String nonce;
 
+    @Option(names = "--warm", paramLabel = "SECONDS", description = "After the job, leave a warm agent (a per-user "
+        + "daemon) that serves later sessions without a new JVM and exits after SECONDS without one; the launcher tries "
+        + "it before starting a JVM (docs/remote.md, \"The warm agent\").")
+    Long warm;
+
+    @Option(names = "--warm-dir", paramLabel = "DIR", description = "The warm agent's private socket directory "
+        + "(default: $XDG_RUNTIME_DIR/rdflux/agent, else ~/.cache/rdflux/agent).")
+    String warmDir;
+
+    @Option(names = "--daemon", description = "Be the warm agent's daemon (started by an agent, detached).")
+    boolean daemon;
+
     @Override
     public Integer call() {
         Console.configure("rdflux agent", false, false);
+        if (daemon) {
+            return warmDaemon();
+        }
         // The protocol owns stdout; anything else that prints there goes to stderr instead.
         PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
         System.setOut(System.err);
@@ -65,6 +85,46 @@ final class AgentCommand implements Callable<Integer> {
         } catch (IllegalStateException e) {
             // Already shutting down: the hook has done its part.
         }
+        if (warm != null && warm > 0) {
+            leaveWarmAgent();
+        }
         return status;
+    }
+
+    /** Starts the warm agent for the next calls, unless one is there; says why not on stderr when it cannot. */
+    private void leaveWarmAgent() {
+        String why;
+        try {
+            WarmPlace place = place();
+            why = place == null ? "no HOME" : WarmStart.start(place, Duration.ofSeconds(warm));
+        } catch (IOException | RuntimeException e) {
+            why = e.getMessage();
+        }
+        if (why != null) {
+            Console.info("not leaving a warm agent: " + why);
+        }
+    }
+
+    private WarmPlace place() throws IOException {
+        Path jar = RemoteInstall.ownJar();
+        return jar == null ? null : WarmPlace.of(jar, warmDir, System.getenv());
+    }
+
+    /** Serves sessions until idle ({@code --daemon}); its stderr is /dev/null, so it just exits when it cannot. */
+    private int warmDaemon() {
+        if (warm == null || warm <= 0) {
+            return ExitCode.USAGE;
+        }
+        try {
+            WarmPlace place = place();
+            if (place == null) {
+                return ExitCode.SOFTWARE;
+            }
+            WarmSessions sessions = new WarmSessions();
+            Runtime.getRuntime().addShutdownHook(new Thread(sessions::abortAll, "warm-agent-shutdown"));
+            return new WarmDaemon(place, Duration.ofSeconds(warm), sessions, Console::info).run();
+        } catch (IOException e) {
+            return ExitCode.SOFTWARE;
+        }
     }
 }

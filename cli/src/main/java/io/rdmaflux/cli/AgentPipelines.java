@@ -8,6 +8,7 @@ import io.rdmaflux.pipeline.PipelineMetrics;
 import io.rdmaflux.pipeline.TreeCopySource;
 import io.rdmaflux.pipeline.plugin.PipelineConfig;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
+import io.rdmaflux.pipeline.plugin.ProcessContext;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,18 @@ import reactor.core.publisher.Mono;
  */
 final class AgentPipelines implements Agent.JobRunner {
 
+    private final ProcessContext process;
+
+    /** Jobs whose commands run in this process's environment (a one-job agent). */
+    AgentPipelines() {
+        this(ProcessContext.inherited());
+    }
+
+    /** Jobs whose commands run in {@code process} (a warm agent's session: that session's environment and stderr). */
+    AgentPipelines(ProcessContext process) {
+        this.process = process;
+    }
+
     @Override
     public Mono<Void> run(AgentMessage.Job job, Agent.Control control) {
         Map<String, Object> pipeline = job.pipeline();
@@ -35,7 +48,7 @@ final class AgentPipelines implements Agent.JobRunner {
                 // A relay (rdcp's fan-out) forwards where the coordinator says, as a send sink connects.
                 || pipeline.get("source") instanceof Map<?, ?> source && "receive".equals(source.get("type"))
                 && source.containsKey("forward");
-        PipelineConfig config = config(pipeline, PluginRegistry.load(PluginRegistry.defaultDirectory(System.getenv())),
+        PipelineConfig config = config(pipeline, PluginRegistry.load(PluginRegistry.defaultDirectory(environment())),
                 deferred);
         PipelineListener listener = new PipelineListener() {
             @Override
@@ -89,12 +102,22 @@ final class AgentPipelines implements Agent.JobRunner {
         Mono<InetSocketAddress> downstream = control.downstream()
                 .filter(c -> c.port() != 0)
                 .map(c -> InetSocketAddress.createUnresolved(c.host(), c.port()));
-        return Mono.fromCallable(() -> config.toPipeline(deferred ? downstream : null))
+        return Mono.fromCallable(() -> config.toPipeline(deferred ? downstream : null, process))
                 .flatMap(p -> p.listener(listener)
                         .failOn(control.aborted().then(Mono.fromSupplier(control::abortError)))
                         .run())
                 .flatMap(result -> result.sink().complete() ? Mono.<Void>empty()
                         : Mono.error(new PartialTransferException(result.sink().failures())));
+    }
+
+    /** The environment the job sees: the session's over this process's. */
+    private Map<String, String> environment() {
+        if (process.environment().isEmpty()) {
+            return System.getenv();
+        }
+        Map<String, String> env = new java.util.HashMap<>(System.getenv());
+        env.putAll(process.environment());
+        return env;
     }
 
     /**

@@ -5,6 +5,7 @@ import io.rdmaflux.cli.remote.RemoteInstall;
 import io.rdmaflux.cli.remote.RemoteShell;
 import java.nio.file.Path;
 import io.rdmaflux.cli.remote.SshSharing;
+import io.rdmaflux.cli.remote.WarmAgents;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -43,17 +44,27 @@ final class RemoteOptions {
                 + SshSharing.ENV + "=no; " + SshSharing.ENV + "=DURATION sets the idle time.")
     boolean noSshShare;
 
+    @Option(names = "--no-warm-agent",
+            description = "Start a fresh agent JVM on each host, and leave none behind. By default an agent leaves a "
+                + "warm agent (a per-user daemon, socket in $XDG_RUNTIME_DIR/rdflux/agent or ~/.cache/rdflux/agent "
+                + "there) that serves the next calls without a new JVM and exits after 5 idle minutes. Also "
+                + WarmAgents.ENV + "=no; " + WarmAgents.ENV + "=DURATION sets the idle time.")
+    boolean noWarmAgent;
+
     /** The remote shell these options and {@code env} describe; remote stderr goes to the console. */
     RemoteShell shell(Map<String, String> env) {
         try {
             Map<String, String> vars = env;
-            if (startTimeout != null || noSshShare) {
+            if (startTimeout != null || noSshShare || noWarmAgent) {
                 vars = new HashMap<>(env);
                 if (startTimeout != null) {
                     vars.remove(RemoteShell.START_TIMEOUT_ENV);   // the option wins, even over a bad value
                 }
                 if (noSshShare) {
                     vars.remove(SshSharing.ENV);
+                }
+                if (noWarmAgent) {
+                    vars.remove(WarmAgents.ENV);
                 }
             }
             RemoteShell shell = RemoteShell.fromEnvironment(vars);
@@ -73,6 +84,9 @@ final class RemoteOptions {
             if (noSshShare) {
                 shell = shell.sharing(SshSharing.off());
             }
+            if (noWarmAgent) {
+                shell = shell.warm(WarmAgents.off());
+            }
             if (startTimeout != null) {
                 if (startTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
                     throw new UsageException("--start-timeout must be at least 1s");
@@ -83,6 +97,7 @@ final class RemoteOptions {
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage() + (rsh == null && env.get(RemoteShell.RSH_ENV) != null
                     && !e.getMessage().startsWith(RemoteShell.START_TIMEOUT_ENV) && !e.getMessage().startsWith(SshSharing.ENV)
+                    && !e.getMessage().startsWith(WarmAgents.ENV)
                     ? " (in " + RemoteShell.RSH_ENV + ")" : ""));
         }
     }

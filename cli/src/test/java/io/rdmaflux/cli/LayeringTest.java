@@ -162,6 +162,13 @@ class LayeringTest {
         noClasses().that().resideInAPackage("io.rdmaflux.cli.remote..")
                 .should().dependOnClassesThat().resideInAPackage("io.rdmaflux.cli")
                 .check(classes);
+        // The warm agent's daemon gets each session's agent from cli (WarmSessions), never reaches into it.
+        noClasses().that().resideInAPackage("io.rdmaflux.cli.warm..")
+                .should().dependOnClassesThat().resideInAPackage("io.rdmaflux.cli")
+                .check(classes);
+        noClasses().that().resideInAPackage("io.rdmaflux.cli.remote..")
+                .should().dependOnClassesThat().resideInAPackage("io.rdmaflux.cli.warm..")
+                .check(classes);
     }
 
     private static DescribedPredicate<JavaClass> inModule(String module) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rdmaflux.cli.remote.RemoteHost;
 import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.cli.remote.SshSharing;
+import io.rdmaflux.cli.remote.WarmAgents;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +52,19 @@ class RemoteOptionsTest {
         assertThat(parse(bad, "--no-ssh-share").command(H, "x")).noneMatch(w -> w.startsWith("Control"));
         assertThatThrownBy(() -> parse(bad)).isInstanceOf(UsageException.class)
                 .hasMessage(SshSharing.ENV + " must be 'no' or how long an idle shared ssh connection stays "
+                        + "(5m, 90s, at least 1 s), not 'often'");
+    }
+
+    @Test
+    void noWarmAgentWinsOverTheEnvironmentEvenABadValue() {
+        assertThat(parse(Map.of()).warm().enabled()).isTrue();
+        assertThat(parse(Map.of(), "--no-warm-agent").warm().enabled()).isFalse();
+        assertThat(parse(Map.of(WarmAgents.ENV, "no")).warm().enabled()).isFalse();
+        assertThat(parse(Map.of(WarmAgents.ENV, "90s")).warm().idle()).isEqualTo(java.time.Duration.ofSeconds(90));
+        Map<String, String> bad = Map.of(WarmAgents.ENV, "often");
+        assertThat(parse(bad, "--no-warm-agent").warm().enabled()).isFalse();
+        assertThatThrownBy(() -> parse(bad)).isInstanceOf(UsageException.class)
+                .hasMessage(WarmAgents.ENV + " must be 'no' or how long an idle warm agent stays "
                         + "(5m, 90s, at least 1 s), not 'often'");
     }
 

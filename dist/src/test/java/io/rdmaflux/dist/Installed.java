@@ -41,6 +41,7 @@ final class Installed {
             // No ssh master left behind (it outlives the call by design), as in every test JVM
             // (the parent pom); a test that wants sharing says so in env.
             e.put("RDFLUX_SSH_SHARE", "no");
+            e.put("RDFLUX_WARM_AGENT", "no");   // the same for the warm agent's daemon
             e.putAll(env);
             return new Installed(pb.start(), logs.resolve("out"), logs.resolve("err"));
         } catch (IOException e) {

@@ -55,9 +55,11 @@ public final class RemoteShell {
     /** The per-user cache of releases on the remote hosts, looked in first; null: rdflux on PATH only. */
     private final RemoteInstall release;
     private final SshSharing sharing;
+    private final WarmAgents warm;
 
     private RemoteShell(List<String> rsh, String tool, Duration connectTimeout, Duration startTimeout,
-                        BiConsumer<RemoteHost, String> log, RemoteInstall release, SshSharing sharing) {
+                        BiConsumer<RemoteHost, String> log, RemoteInstall release, SshSharing sharing,
+                        WarmAgents warm) {
         this.rsh = List.copyOf(rsh);
         this.tool = tool;
         this.connectTimeout = connectTimeout;
@@ -65,6 +67,7 @@ public final class RemoteShell {
         this.log = log;
         this.release = release;
         this.sharing = sharing;
+        this.warm = warm;
     }
 
     /**
@@ -73,7 +76,7 @@ public final class RemoteShell {
      */
     public static RemoteShell create() {
         return new RemoteShell(List.of("ssh"), DEFAULT_TOOL, DEFAULT_CONNECT_TIMEOUT, DEFAULT_START_TIMEOUT,
-                (host, line) -> System.err.println(host + ": " + line), null, SshSharing.off());
+                (host, line) -> System.err.println(host + ": " + line), null, SshSharing.off(), WarmAgents.off());
     }
 
     /**
@@ -85,7 +88,7 @@ public final class RemoteShell {
      * @throws IllegalArgumentException when one of them is not valid; the message names it
      */
     public static RemoteShell fromEnvironment(Map<String, String> env) {
-        RemoteShell shell = create().sharing(SshSharing.fromEnvironment(env));
+        RemoteShell shell = create().sharing(SshSharing.fromEnvironment(env)).warm(WarmAgents.fromEnvironment(env));
         String rsh = env.get(RSH_ENV);
         if (rsh != null && !rsh.isBlank()) {
             shell = shell.rsh(rsh);
@@ -117,7 +120,7 @@ public final class RemoteShell {
         if (words.isEmpty()) {
             throw new IllegalArgumentException("the remote shell command is empty");
         }
-        return new RemoteShell(words, tool, connectTimeout, startTimeout, log, release, sharing);
+        return new RemoteShell(words, tool, connectTimeout, startTimeout, log, release, sharing, warm);
     }
 
     /**
@@ -128,7 +131,7 @@ public final class RemoteShell {
         if (Objects.requireNonNull(path, "path").isBlank()) {
             throw new IllegalArgumentException("the remote rdflux path is empty");
         }
-        return new RemoteShell(rsh, path, connectTimeout, startTimeout, log, release, sharing);
+        return new RemoteShell(rsh, path, connectTimeout, startTimeout, log, release, sharing, warm);
     }
 
     /** How long ssh may take to connect (its {@code ConnectTimeout}). */
@@ -136,7 +139,7 @@ public final class RemoteShell {
         if (timeout.toSeconds() < 1) {
             throw new IllegalArgumentException("the connect timeout must be at least 1 s");
         }
-        return new RemoteShell(rsh, tool, timeout, startTimeout, log, release, sharing);
+        return new RemoteShell(rsh, tool, timeout, startTimeout, log, release, sharing, warm);
     }
 
     /**
@@ -148,7 +151,7 @@ public final class RemoteShell {
         if (timeout.toSeconds() < 1) {
             throw new IllegalArgumentException("the start timeout must be at least 1 s");
         }
-        return new RemoteShell(rsh, tool, connectTimeout, timeout, log, release, sharing);
+        return new RemoteShell(rsh, tool, connectTimeout, timeout, log, release, sharing, warm);
     }
 
     /**
@@ -156,7 +159,7 @@ public final class RemoteShell {
      * terminal. Called on reader threads.
      */
     public RemoteShell log(BiConsumer<RemoteHost, String> log) {
-        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, Objects.requireNonNull(log), release, sharing);
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, Objects.requireNonNull(log), release, sharing, warm);
     }
 
     /**
@@ -166,7 +169,7 @@ public final class RemoteShell {
      * which names the tool itself. Null: rdflux on the remote PATH only.
      */
     public RemoteShell release(RemoteInstall release) {
-        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, sharing);
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, sharing, warm);
     }
 
     /**
@@ -174,7 +177,20 @@ public final class RemoteShell {
      * does, and not when the {@code -e} words set ssh's own Control options.
      */
     public RemoteShell sharing(SshSharing sharing) {
-        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, Objects.requireNonNull(sharing));
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, Objects.requireNonNull(sharing), warm);
+    }
+
+    /**
+     * Whether the agents use a warm agent on their host when there is one, and leave one after
+     * their job ({@link WarmAgents}); off by {@link #create()}.
+     */
+    public RemoteShell warm(WarmAgents warm) {
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, sharing, Objects.requireNonNull(warm));
+    }
+
+    /** Whether and how agents use and leave a warm agent. */
+    public WarmAgents warm() {
+        return warm;
     }
 
     /** Whether the remote shell is OpenSSH's ssh, which gets the options in the class comment. */
@@ -189,7 +205,7 @@ public final class RemoteShell {
 
     /** The remote command line that starts the agent with a hello carrying {@code nonce} (hex: no quoting needed). */
     String agentCommand(String nonce) {
-        return agentCommand() + " --hello " + nonce;
+        return agentCommand() + warm.words() + " --hello " + nonce;
     }
 
     /** The local command (argv) that runs {@code remoteCommand} on {@code host}. */

@@ -1,19 +1,11 @@
 package io.rdmaflux.cli.remote;
 
 import io.rdmaflux.pipeline.config.ValueType;
-import java.io.IOException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
@@ -40,7 +32,6 @@ public final class SshSharing {
     public static final Duration DEFAULT_PERSIST = Duration.ofMinutes(5);
     /** The longest socket directory: a unix socket's path is at most 107 bytes; ssh adds 41 (/%C) and, while it binds, 17 more (a dot and 16 random characters). */
     private static final int MAX_DIR_LENGTH = 49;
-    private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
 
     /** Paths ssh takes as they are in a ControlPath option. */
     private static final Pattern PLAIN_PATH = Pattern.compile("[A-Za-z0-9/._+,:@=-]+");
@@ -165,36 +156,7 @@ public final class SshSharing {
             // ssh splits its option values at spaces and expands % and ~ in ControlPath
             return dir + " holds characters ssh would read in a ControlPath";
         }
-        try {
-            if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-                // Each new level private from its creation: no moment where another user could enter.
-                for (int i = 1; i <= dir.getNameCount(); i++) {
-                    Path p = dir.getRoot().resolve(dir.subpath(0, i));
-                    if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
-                        try {
-                            Files.createDirectory(p, PosixFilePermissions.asFileAttribute(PRIVATE));
-                        } catch (FileAlreadyExistsException raced) {
-                            // another call made it first: checked below like any directory
-                        }
-                    }
-                }
-            }
-            PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            if (!a.isDirectory()) {
-                return dir + " is not a directory";
-            }
-            String me = System.getProperty("user.name");
-            if (!a.owner().getName().equals(me)) {
-                return dir + " belongs to " + a.owner().getName() + ", not " + me;
-            }
-            if (!PRIVATE.containsAll(a.permissions())) {
-                return dir + " is open to others (mode " + PosixFilePermissions.toString(a.permissions())
-                        + "; chmod 700 it)";
-            }
-            return null;
-        } catch (IOException | UnsupportedOperationException e) {
-            return "cannot make " + dir + " (" + e.getMessage() + ")";
-        }
+        return PrivateDirectory.ensure(dir);
     }
 
     @Override

@@ -40,6 +40,20 @@ class RemoteShellTest {
     }
 
     @Test
+    void aWarmAgentIsAskedForOnTheAgentsCommandLineOnlyWhenOn() {
+        assertThat(RemoteShell.create().agentCommand("ab12")).isEqualTo("rdflux agent --hello ab12");
+        assertThat(RemoteShell.fromEnvironment(Map.of()).agentCommand("ab12"))
+                .isEqualTo("rdflux agent --warm 300 --hello ab12");
+        assertThat(RemoteShell.fromEnvironment(Map.of(WarmAgents.ENV, "no")).agentCommand("ab12"))
+                .isEqualTo("rdflux agent --hello ab12");
+        assertThat(RemoteShell.fromEnvironment(Map.of(WarmAgents.ENV, "2m", WarmAgents.DIR_ENV, "/run/a b"))
+                .rdfluxPath("/opt/rd/bin/rdflux").agentCommand("ab12"))
+                .isEqualTo("/opt/rd/bin/rdflux agent --warm 120 --warm-dir '/run/a b' --hello ab12");
+        assertThatThrownBy(() -> RemoteShell.fromEnvironment(Map.of(WarmAgents.DIR_ENV, "run")))
+                .hasMessageContaining(WarmAgents.DIR_ENV + " must be an absolute path");
+    }
+
+    @Test
     void theStartTimeoutComesFromTheEnvironmentAndIsValidated() {
         assertThat(RemoteShell.create().startTimeout()).isEqualTo(RemoteShell.DEFAULT_START_TIMEOUT);
         assertThat(RemoteShell.fromEnvironment(Map.of(RemoteShell.START_TIMEOUT_ENV, " 300 ")).startTimeout())

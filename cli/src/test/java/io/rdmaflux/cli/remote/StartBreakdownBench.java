@@ -95,7 +95,8 @@ public final class StartBreakdownBench {
     }
 
     private static Map<String, String> env(Path runtime, String share) {
-        return Map.of(SshSharing.ENV, share, "XDG_RUNTIME_DIR", runtime.toString());
+        // No warm agent: these rows are the cold start (WarmStartBench measures the warm one).
+        return Map.of(SshSharing.ENV, share, "XDG_RUNTIME_DIR", runtime.toString(), WarmAgents.ENV, "no");
     }
 
     private static List<String> rdcp(Path bin, String rsh, String rdflux, Path file, Path dest) {

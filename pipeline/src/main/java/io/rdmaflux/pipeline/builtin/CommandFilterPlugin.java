@@ -35,7 +35,7 @@ public final class CommandFilterPlugin implements FilterPlugin {
     @Override
     public Filter create(OptionValues values, PluginContext context) {
         return CommandSettings.command(values, CommandFilter::shell, CommandFilter::of)
-                .withOptions(CommandSettings.options(values))
+                .withOptions(CommandSettings.options(values, context.process()))
                 .withOptions(context.sourceOptions())
                 .withOptions(context.sinkOptions());
     }

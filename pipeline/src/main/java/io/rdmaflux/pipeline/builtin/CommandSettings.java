@@ -89,17 +89,26 @@ final class CommandSettings {
         return v.isSet(COMMAND) ? shell.apply(v.get(COMMAND)) : argv.apply(v.get(ARGV));
     }
 
-    /** How the command runs. */
+    /** How the command runs, in this process's environment. */
     static CommandOptions options(OptionValues v) {
-        Map<String, String> env = new LinkedHashMap<>();
+        return options(v, io.rdmaflux.pipeline.plugin.ProcessContext.inherited());
+    }
+
+    /** How the command runs: in {@code process}'s environment (its own {@code env} on top), stderr where it says. */
+    static CommandOptions options(OptionValues v, io.rdmaflux.pipeline.plugin.ProcessContext process) {
+        Map<String, String> env = new LinkedHashMap<>(process.environment());
         if (v.isSet(ENV)) {
             for (String e : v.get(ENV)) {
                 int eq = e.indexOf('=');
                 env.put(e.substring(0, eq), e.substring(eq + 1));
             }
         }
-        return CommandOptions.defaults()
-                .withShell(shell(v.get(SHELL), System.getenv("SHELL")))
+        CommandOptions options = CommandOptions.defaults();
+        if (process.stderr() != null) {
+            options = options.withStderr(process.stderr());
+        }
+        return options
+                .withShell(shell(v.get(SHELL), process.variable("SHELL")))
                 .withDirectory(v.get(DIRECTORY))
                 .withEnvironment(env)
                 .withGrace(v.get(GRACE))

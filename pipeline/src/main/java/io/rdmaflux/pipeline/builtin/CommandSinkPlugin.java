@@ -35,7 +35,7 @@ public final class CommandSinkPlugin implements SinkPlugin {
     @Override
     public PipelineSink create(OptionValues values, PluginContext context) {
         return PipelineSink.of(CommandSettings.command(values, CommandSink::shell, CommandSink::of)
-                .withOptions(CommandSettings.options(values))
+                .withOptions(CommandSettings.options(values, context.process()))
                 .withOptions(context.sinkOptions()));
     }
 }

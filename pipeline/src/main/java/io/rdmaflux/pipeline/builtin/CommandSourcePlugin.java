@@ -42,7 +42,7 @@ public final class CommandSourcePlugin implements SourcePlugin {
     @Override
     public PipelineSource create(OptionValues values, PluginContext context) {
         CommandSource source = CommandSettings.command(values, CommandSource::shell, CommandSource::of)
-                .withOptions(CommandSettings.options(values))
+                .withOptions(CommandSettings.options(values, context.process()))
                 .withOptions(context.sourceOptions())
                 .withInput(values.get(INPUT));
         return PipelineSource.of(source);

@@ -177,10 +177,19 @@ public final class PipelineConfig {
      * ({@code rdflux agent}), whatever its host and port say; see {@link PluginContext#sendTo()}.
      */
     public Pipeline toPipeline(Mono<InetSocketAddress> sendTo) {
+        return toPipeline(sendTo, ProcessContext.inherited());
+    }
+
+    /**
+     * {@link #toPipeline(Mono)} whose commands run in {@code process}'s environment, their
+     * stderr going where it says (a warm agent's session; see {@link ProcessContext}).
+     */
+    public Pipeline toPipeline(Mono<InetSocketAddress> sendTo, ProcessContext process) {
         CodecChain chain = chain();
         PipelineSink s = sink.plugin().create(sink.values(), new PluginContext(Pipeline.blockSize(chain, 0),
-                registry.codecs(), sendTo));
-        PluginContext context = new PluginContext(Pipeline.blockSize(chain, s.frameSize()), registry.codecs(), sendTo);
+                registry.codecs(), sendTo, process));
+        PluginContext context = new PluginContext(Pipeline.blockSize(chain, s.frameSize()), registry.codecs(), sendTo,
+                process);
         PipelineSource src = source.plugin().create(source.values(), context);
         Filter[] f = filters.stream().map(p -> p.plugin().create(p.values(), context)).toArray(Filter[]::new);
         return Pipeline.from(src).through(f).via(chain).to(s).codecs(registry.codecs());

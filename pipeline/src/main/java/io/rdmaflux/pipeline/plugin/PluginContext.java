@@ -15,12 +15,23 @@ import reactor.core.publisher.Mono;
  * @param sendTo    where a {@code send} sink connects instead of its host and port, once whoever
  *                  runs the pipeline knows it (a coordinator tells {@code rdflux agent} with a
  *                  {@code connect} message); null: at its host and port, as in {@code rdflux run}
+ * @param process   the environment and stderr of the commands the pipeline starts
  */
-public record PluginContext(int chunkSize, CodecRegistry codecs, Mono<InetSocketAddress> sendTo) {
+public record PluginContext(int chunkSize, CodecRegistry codecs, Mono<InetSocketAddress> sendTo,
+                            ProcessContext process) {
+
+    public PluginContext {
+        java.util.Objects.requireNonNull(process, "process");
+    }
 
     /** A context in which every address is in the configuration. */
     public PluginContext(int chunkSize, CodecRegistry codecs) {
         this(chunkSize, codecs, null);
+    }
+
+    /** A context whose commands run in this process's environment. */
+    public PluginContext(int chunkSize, CodecRegistry codecs, Mono<InetSocketAddress> sendTo) {
+        this(chunkSize, codecs, sendTo, ProcessContext.inherited());
     }
 
     /** Default source options with {@link #chunkSize()}. */

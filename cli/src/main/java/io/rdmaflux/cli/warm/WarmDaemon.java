@@ -1,0 +1,178 @@
+package io.rdmaflux.cli.warm;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/**
+ * The warm agent's daemon: one per user and install (its {@link WarmPlace}), holding the place's
+ * lock for its whole life, so that of two that race to start one serves and the other exits at
+ * once. It accepts connections on the place's socket, refuses any whose peer is another user
+ * ({@code SO_PEERCRED}; the private directory already keeps them out), greets each and serves
+ * it on a thread of its own ({@link WarmSession}), many at once. Once no session has run for
+ * its idle time it removes its socket, then closes it, then exits: a client that connected in
+ * between gets no greeting and runs the JVM agent instead, so no job is lost and the daemon
+ * never outlives its idle time by more than a moment.
+ */
+public final class WarmDaemon {
+
+    private final WarmPlace place;
+    private final Duration idle;
+    private final WarmSession.Agents agents;
+    private final Consumer<String> log;
+    private final String directory = System.getProperty("user.dir");
+
+    private int sessions;
+    private int served;
+    private long lastActive = System.nanoTime();
+    private boolean closing;
+    private ServerSocketChannel server;
+
+    /**
+     * @param place  where it listens
+     * @param idle   how long it stays without a session
+     * @param agents what runs each session's agent
+     * @param log    where it says why it did not start or refused a peer (the daemon's stderr: nowhere, unless debugging)
+     */
+    public WarmDaemon(WarmPlace place, Duration idle, WarmSession.Agents agents, Consumer<String> log) {
+        this.place = place;
+        this.idle = idle;
+        this.agents = agents;
+        this.log = log;
+    }
+
+    /**
+     * Serves until idle for its idle time; returns at once when another daemon holds the place
+     * or the directory is not private. Returns the exit status: 0 served or another serves, 1 could not.
+     */
+    public int run() {
+        String why = io.rdmaflux.cli.remote.PrivateDirectory.ensure(place.dir());
+        if (why != null || !place.fits()) {
+            log.accept("no warm agent: " + (why != null ? why : place.socket() + " is too long for a socket"));
+            return 1;
+        }
+        try (FileChannel lockFile = FileChannel.open(place.lock(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock lock = lockFile.tryLock()) {
+            if (lock == null) {
+                return 0;   // another daemon holds the place and serves it
+            }
+            // A socket left by a daemon that was killed: nobody listens on it, since the lock was free.
+            Files.deleteIfExists(place.socket());
+            synchronized (this) {
+                server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+                server.bind(UnixDomainSocketAddress.of(place.socket()));
+            }
+            Thread timer = new Thread(this::keepTime, "warm-agent-idle");
+            timer.setDaemon(true);
+            timer.start();
+            acceptAll();
+            return 0;
+        } catch (IOException e) {
+            log.accept("no warm agent: " + e.getMessage());
+            return 1;
+        } finally {
+            close();
+        }
+    }
+
+    private void acceptAll() {
+        while (true) {
+            SocketChannel c;
+            try {
+                c = server.accept();
+            } catch (ClosedChannelException e) {
+                return;   // closed when idle
+            } catch (IOException e) {
+                log.accept("warm agent: " + e.getMessage());
+                return;
+            }
+            if (!PeerCheck.sameUser(c)) {
+                log.accept("warm agent: refused a connection from another user");
+                quietClose(c);
+                continue;
+            }
+            WarmSession session = new WarmSession(c);
+            int number;
+            synchronized (this) {
+                if (closing) {
+                    quietClose(c);
+                    return;
+                }
+                sessions++;
+                number = ++served;
+            }
+            Thread t = new Thread(() -> {
+                try {
+                    session.greet();
+                    session.serve(agents, directory, number);
+                } catch (IOException e) {
+                    quietClose(c);
+                } finally {
+                    ended();
+                }
+            }, "warm-session-" + number);
+            t.start();
+        }
+    }
+
+    private synchronized void ended() {
+        sessions--;
+        lastActive = System.nanoTime();
+        notifyAll();
+    }
+
+    /** Waits for an idle time with no session, then closes: the socket's name first, so no new client finds it. */
+    private synchronized void keepTime() {
+        try {
+            while (true) {
+                long left = idle.toNanos() - (System.nanoTime() - lastActive);
+                if (sessions == 0 && left <= 0) {
+                    close();
+                    return;
+                }
+                long wait = sessions > 0 ? idle.toMillis() : Math.max(1, left / 1_000_000);
+                wait(wait);
+            }
+        } catch (InterruptedException e) {
+            close();
+        }
+    }
+
+    private synchronized void close() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        if (server == null) {
+            return;   // it never listened: the socket there, if any, is another daemon's
+        }
+        try {
+            Files.deleteIfExists(place.socket());
+        } catch (IOException e) {
+            // Closing anyway; the next daemon removes it.
+        }
+        quietClose(server);
+    }
+
+    /** How many sessions it has served. */
+    synchronized int served() {
+        return served;
+    }
+
+    private static void quietClose(java.io.Closeable c) {
+        try {
+            c.close();
+        } catch (IOException e) {
+            // Nothing to do.
+        }
+    }
+}

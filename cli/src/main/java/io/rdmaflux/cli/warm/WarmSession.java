@@ -1,0 +1,182 @@
+package io.rdmaflux.cli.warm;
+
+import io.rdmaflux.cli.remote.Agent;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One ssh session served by the warm agent, over its connection from {@code rdflux-warm-client}.
+ * The wire (docs/remote.md, "The warm agent"):
+ * <ol>
+ * <li>daemon: {@code rdflux-warm 1 PID\n}, first, before it reads anything (the client forwards
+ *     nothing before it, so a daemon that closes at that moment loses no job: the client runs
+ *     the JVM agent instead);</li>
+ * <li>client: the session's context, a 4-byte big-endian length then NUL-terminated strings:
+ *     {@code D}+working directory, {@code A}+each argument, {@code E}+each {@code NAME=VALUE};</li>
+ * <li>daemon: {@code Y}, it serves the session, or {@code N}, the client runs the JVM agent
+ *     (another working directory, arguments it does not know);</li>
+ * <li>client: the session's stdin, raw, its end a shutdown of the write side; daemon: frames of
+ *     a type byte, a 4-byte length and the bytes: {@code O} stdout, {@code E} stderr, {@code X}
+ *     the exit status (4 bytes), last.</li>
+ * </ol>
+ */
+public final class WarmSession {
+
+    /** The greeting's start; then the daemon's pid and a newline. */
+    static final String GREETING = "rdflux-warm 1 ";
+    /** The longest context a client may send. */
+    static final int MAX_CONTEXT = 1 << 20;
+    private static final int MAX_FRAME = 1 << 16;
+
+    /** The session's context, as the client sent it. */
+    public record Context(String directory, List<String> args, Map<String, String> environment) {
+
+        /** The value of {@code --hello} in the arguments, or null. */
+        String nonce() {
+            int i = args.indexOf("--hello");
+            return i >= 0 && i + 1 < args.size() ? args.get(i + 1) : null;
+        }
+    }
+
+    /** What runs a session's agent: given its context and where its stderr lines go. */
+    public interface Agents {
+        /** The agent for a session. */
+        Agent agent(Context context, PrintStream stderr, int session);
+
+        /** The session's agent has returned. */
+        void ended(Agent agent);
+
+        /** This tool's version, for the hello. */
+        String version();
+    }
+
+    private final SocketChannel channel;
+    private final Object writing = new Object();
+
+    WarmSession(SocketChannel channel) {
+        this.channel = channel;
+    }
+
+    /** Greets; the daemon counts the session before, so it never closes under a greeted client. */
+    void greet() throws IOException {
+        write(ByteBuffer.wrap((GREETING + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)));
+    }
+
+    /** Reads the context, says whether it serves it, runs the agent and sends its exit status; closes the connection. */
+    void serve(Agents agents, String daemonDirectory, int number) {
+        try (channel) {
+            InputStream in = Channels.newInputStream(channel);
+            Context context = readContext(new DataInputStream(in));
+            if (context == null || !context.directory().equals(daemonDirectory) || context.args().isEmpty()
+                    || !context.args().get(0).equals("agent") || context.nonce() == null) {
+                // Not ours to serve: the client starts the JVM agent with everything it had.
+                write(ByteBuffer.wrap(new byte[] {'N'}));
+                return;
+            }
+            write(ByteBuffer.wrap(new byte[] {'Y'}));
+            PrintStream out = new PrintStream(new Frames('O'), false, StandardCharsets.UTF_8);
+            Agent agent = agents.agent(context, new PrintStream(new Frames('E'), true, StandardCharsets.UTF_8), number);
+            int status;
+            try {
+                status = agent.serve(in, out, context.environment(), agents.version(), context.nonce());
+            } finally {
+                agents.ended(agent);
+            }
+            out.flush();
+            frame('X', ByteBuffer.allocate(4).putInt(status).array(), 0, 4);
+        } catch (IOException e) {
+            // The client went away: the agent saw its stdin end and tore the job down.
+        }
+    }
+
+    private static Context readContext(DataInputStream in) throws IOException {
+        int length = in.readInt();
+        if (length < 0 || length > MAX_CONTEXT) {
+            return null;
+        }
+        byte[] bytes = in.readNBytes(length);
+        if (bytes.length != length) {
+            return null;
+        }
+        String directory = null;
+        List<String> args = new ArrayList<>();
+        Map<String, String> env = new LinkedHashMap<>();
+        int start = 0;
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] != 0) {
+                continue;
+            }
+            String item = new String(bytes, start, i - start, StandardCharsets.UTF_8);
+            start = i + 1;
+            if (item.isEmpty()) {
+                return null;
+            }
+            String value = item.substring(1);
+            switch (item.charAt(0)) {
+                case 'D' -> directory = value;
+                case 'A' -> args.add(value);
+                case 'E' -> {
+                    int eq = value.indexOf('=');
+                    if (eq > 0) {
+                        env.put(value.substring(0, eq), value.substring(eq + 1));
+                    }
+                }
+                default -> {
+                    return null;
+                }
+            }
+        }
+        return directory == null || start != bytes.length ? null : new Context(directory, List.copyOf(args), env);
+    }
+
+    private void frame(char type, byte[] b, int off, int len) throws IOException {
+        synchronized (writing) {
+            ByteBuffer head = ByteBuffer.allocate(5).put((byte) type).putInt(len).flip();
+            write(head);
+            write(ByteBuffer.wrap(b, off, len));
+        }
+    }
+
+    private void write(ByteBuffer b) throws IOException {
+        synchronized (writing) {
+            while (b.hasRemaining()) {
+                channel.write(b);
+            }
+        }
+    }
+
+    /** An output stream that sends what is written as frames of one type. */
+    private final class Frames extends OutputStream {
+        private final char type;
+
+        Frames(char type) {
+            this.type = type;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            while (len > 0) {
+                int n = Math.min(len, MAX_FRAME);
+                frame(type, b, off, n);
+                off += n;
+                len -= n;
+            }
+        }
+    }
+}
