@@ -138,13 +138,20 @@ class ConnectionReuseTest {
     @Test
     void anIdleConnectionTheReceiverLetGoIsNotUsed() {
         server = tcpReceiver().keepAlive(Duration.ofMillis(200)).bind().block(WAIT);
-        FluxSender sender = tcpSender().pool(pool);
+        // The sender would keep it far longer: the receiver's keep-alive is what ends it.
+        SenderPool patient = SenderPool.create(8, Duration.ofMinutes(10));
+        FluxSender sender = tcpSender().pool(patient);
         sender.send(Mono.just(ByteBuffer.wrap(bytes(1000, 1)))).block(WAIT);
         // The receiver's keep-alive passes; the sender's pool learns of the close.
-        Awaitility.await("the receiver closed the idle connection").atMost(WAIT).until(() -> pool.idleConnections() == 0);
-        sender.send(Mono.just(ByteBuffer.wrap(bytes(1000, 2)))).block(WAIT);
-        assertThat(peers).hasSize(2);
-        assertThat(peers.get(0)).isNotEqualTo(peers.get(1));
+        try {
+            Awaitility.await("the receiver closed the idle connection").atMost(WAIT)
+                    .until(() -> patient.idleConnections() == 0);
+            sender.send(Mono.just(ByteBuffer.wrap(bytes(1000, 2)))).block(WAIT);
+            assertThat(peers).hasSize(2);
+            assertThat(peers.get(0)).isNotEqualTo(peers.get(1));
+        } finally {
+            patient.dispose();
+        }
     }
 
     @Test
