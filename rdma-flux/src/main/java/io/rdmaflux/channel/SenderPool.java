@@ -4,6 +4,7 @@ import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.transport.FrameHandler;
 import java.time.Duration;
 import java.util.Deque;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,8 +46,9 @@ public final class SenderPool implements Disposable {
      */
     public static final Duration DEFAULT_MAX_IDLE_TIME = Duration.ofSeconds(20);
 
-    /** Every pool not yet disposed, for {@link Transports#shutdown}. */
-    private static final Set<SenderPool> LIVE = ConcurrentHashMap.newKeySet();
+    /** Every pool not yet disposed, for {@link Transports#shutdown}; weakly, so that a pool dropped undisposed can go. */
+    private static final Set<SenderPool> LIVE = java.util.Collections.synchronizedSet(
+            java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>()));
 
     private final int maxIdlePerRemote;
     private final Duration maxIdleTime;
@@ -161,7 +163,11 @@ public final class SenderPool implements Disposable {
 
     /** Disposes every pool (for {@link Transports#shutdown}). */
     static void disposeAll() {
-        for (SenderPool pool : Set.copyOf(LIVE)) {
+        List<SenderPool> pools;
+        synchronized (LIVE) {
+            pools = List.copyOf(LIVE);
+        }
+        for (SenderPool pool : pools) {
             pool.dispose();
         }
     }
