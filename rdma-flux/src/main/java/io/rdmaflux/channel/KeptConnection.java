@@ -171,24 +171,12 @@ final class KeptConnection implements FrameHandler {
 
     @Override
     public void onClosed(Throwable cause) {
-        FrameHandler h;
-        boolean wasIdle;
-        synchronized (this) {
-            h = current;
-            wasIdle = h == null && !closed;
-            closed = true;
-            continuation = null;
-            if (expiry != null) {
-                expiry.dispose();
-            }
-        }
+        FrameHandler h = current();
         if (h != null) {
+            // The stream's session answers (an ERROR for a framing error) and closes through its lease.
             h.onClosed(cause);
         } else {
-            connection.close();
-            if (wasIdle) {
-                idle.onGone(this);
-            }
+            close();
         }
     }
 
