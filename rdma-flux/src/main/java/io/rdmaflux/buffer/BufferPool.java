@@ -84,6 +84,14 @@ public final class BufferPool {
         }
     }
 
+    /**
+     * Lets go of the free buffers now (leased ones stay leased); later leases allocate again.
+     * For a ring whose connection waits idle between streams.
+     */
+    public void trim() {
+        drain();
+    }
+
     /** Whether {@link #close()} was called. */
     public boolean isClosed() {
         return closed;

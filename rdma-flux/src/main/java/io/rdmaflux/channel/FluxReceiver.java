@@ -68,13 +68,20 @@ public final class FluxReceiver {
     /** The caller's event loops for TCP, or null for the default ones. */
     private final LoopResources loops;
     private final StreamObserver observer;
+    /** How long a kept connection may wait idle for its sender's next stream; zero: none kept. */
+    private final Duration keepAlive;
 
     /** Default of {@link #maxUnauthenticated(int)}. */
     public static final int DEFAULT_MAX_UNAUTHENTICATED = 32;
 
+    /** Default of {@link #keepAlive(Duration)}: 30 seconds. */
+    public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofSeconds(30);
+
     private FluxReceiver(String host, int port, byte[] key, TransportKind kind, Transport transport,
                          ChannelOptions options, Function<? super InboundStream, ? extends Publisher<Void>> handler,
-                         int maxUnauthenticated, long memoryBudget, LoopResources loops, StreamObserver observer) {
+                         int maxUnauthenticated, long memoryBudget, LoopResources loops, StreamObserver observer,
+                         Duration keepAlive) {
+        this.keepAlive = keepAlive;
         this.loops = loops;
         this.maxUnauthenticated = maxUnauthenticated;
         this.memoryBudget = memoryBudget;
@@ -91,23 +98,23 @@ public final class FluxReceiver {
     /** A receiver on all interfaces, port 7691, AUTO transport, default options. */
     public static FluxReceiver create() {
         return new FluxReceiver("0.0.0.0", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults(), null,
-                DEFAULT_MAX_UNAUTHENTICATED, 0, null, StreamObserver.NONE);
+                DEFAULT_MAX_UNAUTHENTICATED, 0, null, StreamObserver.NONE, DEFAULT_KEEP_ALIVE);
     }
 
     /** The local address to bind (default: all interfaces). */
     public FluxReceiver host(String host) {
-        return new FluxReceiver(Check.notBlank(host, "host"), port, key, kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops, observer);
+        return new FluxReceiver(Check.notBlank(host, "host"), port, key, kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops, observer, keepAlive);
     }
 
     /** The port to bind, 0 to 65535; 0 picks a free one (see {@link ReceiverServer#address()}). */
     public FluxReceiver port(int port) {
         return new FluxReceiver(host, Check.between(port, 0, 65535, "port"), key, kind, transport, options, handler,
-                maxUnauthenticated, memoryBudget, loops, observer);
+                maxUnauthenticated, memoryBudget, loops, observer, keepAlive);
     }
 
     /** The shared key (not empty); both sides must use the same bytes. The array is copied. */
     public FluxReceiver key(byte[] key) {
-        return new FluxReceiver(host, port, Check.key(key), kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops, observer);
+        return new FluxReceiver(host, port, Check.key(key), kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops, observer, keepAlive);
     }
 
     /** The shared key as text (UTF-8), as rdma-pipe's tools take it. */
@@ -118,25 +125,25 @@ public final class FluxReceiver {
     /** Which transports to listen on: AUTO (RDMA when usable, and TCP), RDMA or TCP. */
     public FluxReceiver transport(TransportKind kind) {
         return new FluxReceiver(host, port, key, Check.notNull(kind, "transport"), null, options, handler,
-                maxUnauthenticated, memoryBudget, loops, observer);
+                maxUnauthenticated, memoryBudget, loops, observer, keepAlive);
     }
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxReceiver transport(Transport transport) {
         return new FluxReceiver(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options,
-                handler, maxUnauthenticated, memoryBudget, loops, observer);
+                handler, maxUnauthenticated, memoryBudget, loops, observer, keepAlive);
     }
 
     /** The channel's tunables; both sides should agree on them (see {@link ChannelOptions}). */
     public FluxReceiver options(ChannelOptions options) {
         return new FluxReceiver(host, port, key, kind, transport, Check.notNull(options, "options"), handler,
-                maxUnauthenticated, memoryBudget, loops, observer);
+                maxUnauthenticated, memoryBudget, loops, observer, keepAlive);
     }
 
     /** What to do with each stream; the returned publisher completes when the handler is done. */
     public FluxReceiver handle(Function<? super InboundStream, ? extends Publisher<Void>> handler) {
         return new FluxReceiver(host, port, key, kind, transport, options, Check.notNull(handler, "handler"),
-                maxUnauthenticated, memoryBudget, loops, observer);
+                maxUnauthenticated, memoryBudget, loops, observer, keepAlive);
     }
 
     /**
@@ -147,7 +154,7 @@ public final class FluxReceiver {
      */
     public FluxReceiver maxUnauthenticated(int max) {
         return new FluxReceiver(host, port, key, kind, transport, options, handler,
-                Check.atLeast(max, 1, "maxUnauthenticated"), memoryBudget, loops, observer);
+                Check.atLeast(max, 1, "maxUnauthenticated"), memoryBudget, loops, observer, keepAlive);
     }
 
     /**
@@ -164,7 +171,7 @@ public final class FluxReceiver {
         if (bytes <= 0) {
             throw new IllegalArgumentException("memoryBudget must be positive, was " + bytes);
         }
-        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, bytes, loops, observer);
+        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, bytes, loops, observer, keepAlive);
     }
 
     /** The budget for this receiver's options; fails when even one stream cannot fit. */
@@ -188,7 +195,7 @@ public final class FluxReceiver {
      */
     public FluxReceiver runOn(LoopResources loops) {
         return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, memoryBudget,
-                Check.notNull(loops, "loops"), observer);
+                Check.notNull(loops, "loops"), observer, keepAlive);
     }
 
     /**
@@ -212,17 +219,33 @@ public final class FluxReceiver {
     }
 
     /**
+     * How long a connection may wait idle after a stream for its sender's next one (default 30
+     * s); zero keeps none. A sender with a {@link SenderPool} offers to keep its connection after
+     * each stream that ends well; this receiver agrees (on TCP: the transports that can hold an
+     * idle connection without its receive ring), and then takes the sender's next stream on it,
+     * under fresh keys, without a new handshake. An idle connection holds no receive ring and
+     * no share of the {@link #memoryBudget}: each stream claims its ring as it begins, as on a
+     * new connection. Idle connections close when this time passes and when the server is
+     * disposed. A receiver of one stream ({@link #bindOne()}) never keeps a connection.
+     */
+    public FluxReceiver keepAlive(Duration keepAlive) {
+        return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops,
+                observer, Check.notNegative(keepAlive, "keepAlive"));
+    }
+
+    /**
      * Tells {@code observer} of each stream's start and end, and of each connection that ends
      * before its stream started (see {@link StreamObserver}).
      */
     public FluxReceiver observe(StreamObserver observer) {
         return new FluxReceiver(host, port, key, kind, transport, options, handler, maxUnauthenticated, memoryBudget, loops,
-                Check.notNull(observer, "observer"));
+                Check.notNull(observer, "observer"), keepAlive);
     }
 
     /** Binds and serves streams until the returned server is disposed. */
     public Mono<ReceiverServer> bind() {
-        return Mono.defer(() -> bind(new Admission(maxUnauthenticated, false, memory(false)), session -> session.result().subscribe(
+        return Mono.defer(() -> bind(new Admission(maxUnauthenticated, false, memory(false)), !keepAlive.isZero(),
+                session -> session.result().subscribe(
                 null, e -> {
                     if (session.isAuthenticated()) {
                         log.warn("stream from {} failed: {}", session.peer(), e.getMessage());
@@ -252,7 +275,7 @@ public final class FluxReceiver {
         return Mono.defer(() -> {
             Sinks.One<Void> outcome = Sinks.one();
             Admission admission = new Admission(maxUnauthenticated, true, memory(true));
-            return bind(admission, session -> session.result().subscribe(
+            return bind(admission, false, session -> session.result().subscribe(
                     ok -> { },
                     e -> {
                         if (admission.stream() == session) {
@@ -276,7 +299,7 @@ public final class FluxReceiver {
         });
     }
 
-    private Mono<ReceiverServer> bind(Admission admission, Consumer<ReceiverSession> onSession) {
+    private Mono<ReceiverServer> bind(Admission admission, boolean reuse, Consumer<ReceiverSession> onSession) {
         if (key == null) {
             return Mono.error(new IllegalStateException("no key set"));
         }
@@ -285,6 +308,11 @@ public final class FluxReceiver {
         }
         return Transports.choose(kind, transport, loops).flatMap(transports -> {
             LiveStreams live = new LiveStreams();
+            KeptConnection.Idle idle = reuse ? new KeptStreams(live, keepAlive, lease -> {
+                ReceiverSession next = new ReceiverSession(lease, key, options, handler, admission).observe(observer);
+                onSession.accept(live.add(next));
+                return next.start();
+            }) : null;
             Consumer<FrameConnection> acceptor = c -> {
                 String refusal = admission.admit();
                 if (refusal != null) {
@@ -293,7 +321,10 @@ public final class FluxReceiver {
                     return;
                 }
                 log.debug("accepted {}", c.describe());
-                onSession.accept(live.add(new ReceiverSession(c, key, options, handler, admission).observe(observer)).start());
+                boolean keep = idle != null && c.canIdle();
+                FrameConnection conn = keep ? new KeptConnection(c, idle).first() : c;
+                onSession.accept(live.add(new ReceiverSession(conn, key, options, handler, admission).offerReuse(keep)
+                        .observe(observer)).start());
             };
             // Bind the first transport, then the others on the port it got, so that all
             // transports share one port number.
@@ -375,6 +406,7 @@ public final class FluxReceiver {
         @Override
         public void dispose() {
             servers.forEach(TransportServer::dispose);
+            live.closeIdle();
         }
 
         @Override

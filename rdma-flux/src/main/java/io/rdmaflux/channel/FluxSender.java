@@ -57,9 +57,13 @@ public final class FluxSender {
     /** Entries of the caller's Context that travel in the metadata ({@link #carryContext}). */
     private final List<String> contextKeys;
     private final StreamObserver observer;
+    /** Where connections wait between streams ({@link #pool}), or null: a connection per stream. */
+    private final SenderPool pool;
 
     private FluxSender(String host, int port, byte[] key, TransportKind kind, Transport transport, ChannelOptions options,
-                       LoopResources loops, StreamMetadata metadata, List<String> contextKeys, StreamObserver observer) {
+                       LoopResources loops, StreamMetadata metadata, List<String> contextKeys, StreamObserver observer,
+                       SenderPool pool) {
+        this.pool = pool;
         this.loops = loops;
         this.metadata = metadata;
         this.contextKeys = contextKeys;
@@ -75,22 +79,22 @@ public final class FluxSender {
     /** A sender to localhost:7691 with AUTO transport and default options; set at least the key. */
     public static FluxSender create() {
         return new FluxSender("localhost", 7691, null, TransportKind.AUTO, null, ChannelOptions.defaults(), null,
-                StreamMetadata.empty(), List.of(), StreamObserver.NONE);
+                StreamMetadata.empty(), List.of(), StreamObserver.NONE, null);
     }
 
     /** The receiver's host name or address (not blank). */
     public FluxSender host(String host) {
-        return new FluxSender(Check.notBlank(host, "host"), port, key, kind, transport, options, loops, metadata, contextKeys, observer);
+        return new FluxSender(Check.notBlank(host, "host"), port, key, kind, transport, options, loops, metadata, contextKeys, observer, pool);
     }
 
     /** The receiver's port, 1 to 65535. */
     public FluxSender port(int port) {
-        return new FluxSender(host, Check.between(port, 1, 65535, "port"), key, kind, transport, options, loops, metadata, contextKeys, observer);
+        return new FluxSender(host, Check.between(port, 1, 65535, "port"), key, kind, transport, options, loops, metadata, contextKeys, observer, pool);
     }
 
     /** The shared key (not empty); both sides must use the same bytes. The array is copied. */
     public FluxSender key(byte[] key) {
-        return new FluxSender(host, port, Check.key(key), kind, transport, options, loops, metadata, contextKeys, observer);
+        return new FluxSender(host, port, Check.key(key), kind, transport, options, loops, metadata, contextKeys, observer, pool);
     }
 
     /** The shared key as text (UTF-8), as rdma-pipe's tools take it. */
@@ -100,17 +104,17 @@ public final class FluxSender {
 
     /** Which transports to try: AUTO (RDMA when usable, then TCP), RDMA or TCP. */
     public FluxSender transport(TransportKind kind) {
-        return new FluxSender(host, port, key, Check.notNull(kind, "transport"), null, options, loops, metadata, contextKeys, observer);
+        return new FluxSender(host, port, key, Check.notNull(kind, "transport"), null, options, loops, metadata, contextKeys, observer, pool);
     }
 
     /** Uses this transport instance (the in-memory one in tests, say). */
     public FluxSender transport(Transport transport) {
-        return new FluxSender(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options, loops, metadata, contextKeys, observer);
+        return new FluxSender(host, port, key, TransportKind.AUTO, Check.notNull(transport, "transport"), options, loops, metadata, contextKeys, observer, pool);
     }
 
     /** The channel's tunables; both sides should agree on them (see {@link ChannelOptions}). */
     public FluxSender options(ChannelOptions options) {
-        return new FluxSender(host, port, key, kind, transport, Check.notNull(options, "options"), loops, metadata, contextKeys, observer);
+        return new FluxSender(host, port, key, kind, transport, Check.notNull(options, "options"), loops, metadata, contextKeys, observer, pool);
     }
 
     /**
@@ -131,13 +135,13 @@ public final class FluxSender {
     public FluxSender carryContext(String... keys) {
         List<String> checked = java.util.Arrays.stream(Check.notNull(keys, "keys"))
                 .map(k -> Check.notBlank(k, "context key")).toList();
-        return new FluxSender(host, port, key, kind, transport, options, loops, metadata, checked, observer);
+        return new FluxSender(host, port, key, kind, transport, options, loops, metadata, checked, observer, pool);
     }
 
     /** Tells {@code observer} of each stream's start and end (see {@link StreamObserver}). */
     public FluxSender observe(StreamObserver observer) {
         return new FluxSender(host, port, key, kind, transport, options, loops, metadata, contextKeys,
-                Check.notNull(observer, "observer"));
+                Check.notNull(observer, "observer"), pool);
     }
 
     /**
@@ -148,7 +152,20 @@ public final class FluxSender {
      */
     public FluxSender runOn(LoopResources loops) {
         return new FluxSender(host, port, key, kind, transport, options, Check.notNull(loops, "loops"), metadata,
-                contextKeys, observer);
+                contextKeys, observer, pool);
+    }
+
+    /**
+     * Keeps connections in {@code pool} between streams, as reactor-netty's clients keep theirs
+     * in a {@code ConnectionProvider}: a stream to a receiver that has an idle connection in the
+     * pool (same host, port, transport, options and key) goes on it, with one round trip to agree
+     * on fresh keys instead of a connect and a handshake, and a stream that ends well leaves its
+     * connection there for the next (receivers bound with {@link FluxReceiver#bind()} agree;
+     * others close after the stream, as without a pool). See {@link SenderPool}.
+     */
+    public FluxSender pool(SenderPool pool) {
+        return new FluxSender(host, port, key, kind, transport, options, loops, metadata, contextKeys, observer,
+                Check.notNull(pool, "pool"));
     }
 
     /**
@@ -159,7 +176,7 @@ public final class FluxSender {
      */
     public FluxSender metadata(StreamMetadata metadata) {
         return new FluxSender(host, port, key, kind, transport, options, loops, Check.notNull(metadata, "metadata"),
-                contextKeys, observer);
+                contextKeys, observer, pool);
     }
 
     /** Sends plain buffers as one stream, with the {@link #metadata(StreamMetadata)} set (none by default). */
@@ -178,10 +195,58 @@ public final class FluxSender {
         }
         return Mono.deferContextual(context -> {
             StreamMetadata carried = ContextCarriage.carry(metadata, context, contextKeys);
+            if (pool != null) {
+                return sendPooled(pool, carried, body);
+            }
             return connect()
                     .doOnError(e -> Observation.unconnected(observer, StreamOutcome.Side.SENDER, host + ":" + port, e))
                     .flatMap(c -> new SenderSession(c, key, options, carried, body).observe(observer).run());
         });
+    }
+
+    /**
+     * Sends on an idle connection of the pool if there is one, else on a new connection that
+     * the pool keeps afterwards. An idle connection found closed before the receiver answered
+     * the stream's NEXT is replaced by a new one, once: the body had not run yet.
+     */
+    private Mono<Void> sendPooled(SenderPool pool, StreamMetadata carried, Function<Session, ? extends Publisher<Chunk>> body) {
+        Object remote = new Remote(host, port, transport != null ? transport : kind, options, loops, digest(key));
+        KeptConnection.Lease lease = pool.take(remote);
+        if (lease == null) {
+            return sendOnNew(pool, remote, carried, body);
+        }
+        log.debug("reusing {}", lease.describe());
+        return new SenderSession(lease, key, options, carried, body).observe(observer).run()
+                .onErrorResume(SenderSession.StaleConnection.class, e -> {
+                    log.debug("kept connection {} was closed: {}; sending on a new one", lease.describe(), e.getMessage());
+                    return sendOnNew(pool, remote, carried, body);
+                });
+    }
+
+    private Mono<Void> sendOnNew(SenderPool pool, Object remote, StreamMetadata carried,
+                                 Function<Session, ? extends Publisher<Chunk>> body) {
+        return connect()
+                .doOnError(e -> Observation.unconnected(observer, StreamOutcome.Side.SENDER, host + ":" + port, e))
+                .flatMap(c -> {
+                    SenderSession session = new SenderSession(new KeptConnection(c, pool.idleFor(remote)).first(), key,
+                            options, carried, body);
+                    session.features |= io.rdmaflux.internal.protocol.Hello.REUSES;
+                    return session.observe(observer).run();
+                });
+    }
+
+    /** What a kept connection is for: streams with the same of these may share it. */
+    private record Remote(String host, int port, Object transport, ChannelOptions options, LoopResources loops,
+                          java.nio.ByteBuffer keyDigest) {
+    }
+
+    /** The key's SHA-256, so that the pool's keys do not hold the key itself. */
+    private static java.nio.ByteBuffer digest(byte[] key) {
+        try {
+            return java.nio.ByteBuffer.wrap(java.security.MessageDigest.getInstance("SHA-256").digest(key));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 unavailable", e);
+        }
     }
 
     /** Connects, retrying refused connections until the connect timeout passes. */

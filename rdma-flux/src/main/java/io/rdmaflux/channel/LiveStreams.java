@@ -9,7 +9,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * The sessions a bound receiver is serving, so that a graceful dispose can let the streams in
- * flight finish and cancel those that outlast its timeout ({@link ReceiverServer#disposeGracefully}).
+ * flight finish and cancel those that outlast its timeout ({@link ReceiverServer#disposeGracefully}),
+ * and the connections kept idle between streams, so that a dispose closes them at once.
  */
 final class LiveStreams {
 
@@ -17,6 +18,41 @@ final class LiveStreams {
     private static final Duration AFTER_CANCEL = Duration.ofSeconds(15);
 
     private final Set<ReceiverSession> sessions = ConcurrentHashMap.newKeySet();
+    /** Kept connections waiting for their sender's next stream. */
+    private final Set<KeptConnection> idle = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /**
+     * Tracks a connection kept idle after a stream, so that a dispose closes it; false when the
+     * receiver is being disposed (the caller closes it then).
+     */
+    boolean addIdle(KeptConnection kept) {
+        idle.add(kept);
+        if (closed) {
+            idle.remove(kept);
+            return false;
+        }
+        return true;
+    }
+
+    /** The connection is no longer idle (its next stream began, or it closed). */
+    void removeIdle(KeptConnection kept) {
+        idle.remove(kept);
+    }
+
+    /** Idle connections now; for tests. */
+    int idleCount() {
+        return idle.size();
+    }
+
+    /** The receiver is disposed: closes the idle connections now, and those kept from now on at once. */
+    void closeIdle() {
+        closed = true;
+        for (KeptConnection k : List.copyOf(idle)) {
+            k.close();
+        }
+        idle.clear();
+    }
 
     /** Tracks {@code session} until its outcome is known. */
     ReceiverSession add(ReceiverSession session) {

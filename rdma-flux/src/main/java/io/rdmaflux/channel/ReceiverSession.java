@@ -52,7 +52,11 @@ final class ReceiverSession extends SessionBase implements LiveStream {
 
     private final Function<? super InboundStream, ? extends Publisher<Void>> handler;
     private final Admission admission;
-    private final AtomicBoolean handshakeCounted = new AtomicBoolean(true);
+    private final AtomicBoolean handshakeCounted;
+    /** Where a stream on a kept connection begins; null for a new connection (HELLO). */
+    private final KeptConnection.Continuation previous;
+    /** Whether this receiver's HELLO offers to keep the connection after the stream. */
+    private boolean offerReuse;
     /** The handler's run, cancelled if the session fails before the handler completed. */
     private final Disposable.Swap handlerRun = Disposables.swap();
     /**
@@ -103,6 +107,9 @@ final class ReceiverSession extends SessionBase implements LiveStream {
         super(connection, key, options, Hello.Role.RECEIVER, timers);
         this.handler = handler;
         this.admission = admission;
+        this.previous = connection instanceof KeptConnection.Lease lease ? lease.continuation() : null;
+        // A stream on a kept connection has no handshake to count: its peer authenticated before.
+        this.handshakeCounted = new AtomicBoolean(previous == null);
         // Credits bound what can arrive to the ring size, so this queue never overflows
         // unless the sender breaks the credit rule.
         this.inbound = Sinks.many().unicast().onBackpressureBuffer(
@@ -116,10 +123,26 @@ final class ReceiverSession extends SessionBase implements LiveStream {
         return this;
     }
 
-    /** Starts the session: sends HELLO and waits for the sender. */
+    /**
+     * Offers the sender to keep the connection after a stream that ends well (HELLO features
+     * bit {@link Hello#REUSES}); only where the transport can hold an idle connection without
+     * its ring. Before {@link #start()}.
+     */
+    ReceiverSession offerReuse(boolean offer) {
+        this.offerReuse = offer && connection.canIdle();
+        return this;
+    }
+
+    /** Starts the session: sends HELLO and waits for the sender, or on a kept connection waits for its NEXT. */
     ReceiverSession start() {
+        if (previous != null) {
+            // The sender's NEXT is delivered right after this (the idle connection received it).
+            beginNext(previous, () -> { });
+            return this;
+        }
         admission.waiting(this);
-        begin(new Hello(Hello.Role.RECEIVER, localNonce, connection.maxFramePayload(), connection.receiveSlots()));
+        begin(new Hello(Hello.Role.RECEIVER, localNonce, connection.maxFramePayload(), connection.receiveSlots(),
+                offerReuse ? Hello.REUSES : 0));
         return this;
     }
 
@@ -164,6 +187,7 @@ final class ReceiverSession extends SessionBase implements LiveStream {
             case AUTH -> onAuth(ControlFrames.decodeAuth(payload));
             case METADATA -> onMetadata(StreamMetadata.decode(payload));
             case END -> onEnd(ControlFrames.decodeEnd(payload));
+            case NEXT -> onNext(ControlFrames.decodeNext(payload));
             default -> throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected " + type + " frame from sender");
         }
     }
@@ -189,6 +213,24 @@ final class ReceiverSession extends SessionBase implements LiveStream {
         sendAuth();
     }
 
+    /**
+     * The next stream on a kept connection: its memory is claimed as a new sender's is, then our
+     * NEXT answers with a fresh nonce, and both directions seal with the new stream's keys.
+     */
+    private void onNext(byte[] senderNonce) {
+        if (previous == null || isAuthenticated()) {
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected NEXT from sender");
+        }
+        String refusal = admission.claim(this);
+        if (refusal != null) {
+            throw new RdmaFluxException(ErrorCode.BUSY, refusal);
+        }
+        markAuthenticated();
+        // The ring must be ready before the sender learns its credits from our NEXT.
+        connection.acceptData();
+        answerNext(senderNonce);
+    }
+
     /** The handshake is over (authenticated or failed): the session no longer counts as pending. */
     private void endHandshake() {
         if (handshakeCounted.compareAndSet(true, false)) {
@@ -207,7 +249,7 @@ final class ReceiverSession extends SessionBase implements LiveStream {
             handlerEnded.tryEmitEmpty();
             return;
         }
-        Session session = new Session(peerHello.nonce(), localNonce, connection.name(), connection.describe(), metadata);
+        Session session = new Session(peerNonce, localNonce, connection.name(), connection.describe(), metadata);
         Mono<Void> done;
         try {
             Context carried = ContextCarriage.restore(metadata);
@@ -315,9 +357,10 @@ final class ReceiverSession extends SessionBase implements LiveStream {
                 // (a transport shut down refuses it).
                 log.debug("END_ACK to {} not sent: {}", connection.describe(), describe(e));
             }
-            closeQuietly();
-            // Closing gave the ring back (the handler is done with every slot).
+            // The handler is done with every slot: the ring goes back before the connection is
+            // kept, so that the sender's next stream on it finds the budget free again.
             admission.streamEnded(this);
+            closeOrKeep();
             afterClose(() -> {
                 observation.ended(null, false);
                 result.tryEmitEmpty();

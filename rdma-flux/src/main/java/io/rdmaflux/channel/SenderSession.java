@@ -38,6 +38,10 @@ final class SenderSession extends SessionBase implements LiveStream {
     private volatile Observation observation = new Observation(StreamObserver.NONE, this);
     /** What this sender's HELLO offers; tests clear it to play a sender older than STOPPED. */
     int features = Hello.TAKES_STOPPED;
+    /** Where a stream on a kept connection begins; null for a new connection (HELLO). */
+    private final KeptConnection.Continuation previous;
+    /** On a kept connection: the receiver answered our NEXT. */
+    private volatile boolean nextAnswered;
 
     // Flow state, guarded by "this".
     private int credits;
@@ -59,6 +63,18 @@ final class SenderSession extends SessionBase implements LiveStream {
         super(connection, key, options, Hello.Role.SENDER, timers);
         this.metadata = metadata;
         this.body = body;
+        this.previous = connection instanceof KeptConnection.Lease lease ? lease.continuation() : null;
+    }
+
+    /**
+     * The failure of a stream that never began: its kept connection was found closed before
+     * the receiver answered NEXT, so nothing of the application's data was asked for yet, and
+     * the stream may go again on a new connection.
+     */
+    static final class StaleConnection extends RuntimeException {
+        StaleConnection(RdmaFluxException cause) {
+            super(cause.getMessage(), cause, false, false);
+        }
     }
 
     /** Reports this stream's start and end to {@code observer}; before {@link #run()}. */
@@ -76,8 +92,14 @@ final class SenderSession extends SessionBase implements LiveStream {
         Mono<Void> outcome = Mono.deferContextual(context -> {
             upstream.context = Context.of(context);
             return result.asMono()
-                    .doOnSubscribe(s -> begin(new Hello(Hello.Role.SENDER, localNonce, options.frameSize(),
-                            options.receiveSlots(), features)));
+                    .doOnSubscribe(s -> {
+                        if (previous != null) {
+                            beginNext(previous, () -> send(FrameType.NEXT, ControlFrames.next(localNonce)));
+                        } else {
+                            begin(new Hello(Hello.Role.SENDER, localNonce, options.frameSize(),
+                                    options.receiveSlots(), features));
+                        }
+                    });
         });
         return outcome
                 // After the cancel has reached the sink, so that the failure is not dropped
@@ -95,6 +117,7 @@ final class SenderSession extends SessionBase implements LiveStream {
             case AUTH -> onAuth(ControlFrames.decodeAuth(payload));
             case CREDIT -> onCredit(ControlFrames.decodeCredit(payload));
             case END_ACK -> onEndAck(ControlFrames.decodeEndAck(payload));
+            case NEXT -> onNext(ControlFrames.decodeNext(payload));
             default -> throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected " + type + " frame from receiver");
         }
     }
@@ -107,16 +130,35 @@ final class SenderSession extends SessionBase implements LiveStream {
     }
 
     private void onAuth(byte[] proof) {
-        Session session;
         synchronized (this) {
-            if (isAuthenticated()) {
+            if (isAuthenticated() || previous != null) {
                 throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected AUTH from receiver");
             }
             verifyPeerAuth(proof);
+        }
+        startStream();
+    }
+
+    /** The receiver answered our NEXT on a kept connection: the stream's own keys from here on. */
+    private void onNext(byte[] receiverNonce) {
+        synchronized (this) {
+            if (previous == null || nextAnswered) {
+                throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected NEXT from receiver");
+            }
+            nextAnswered = true;
+            rekey(localNonce, receiverNonce);
+        }
+        startStream();
+    }
+
+    /** The receiver is authenticated (AUTH, or NEXT on a kept connection): METADATA, then the data. */
+    private void startStream() {
+        Session session;
+        synchronized (this) {
             markAuthenticated();
             credits = peerHello.receiveSlots();
             send(FrameType.METADATA, metadata.encode());
-            session = new Session(localNonce, peerHello.nonce(), connection.name(), connection.describe(), metadata);
+            session = new Session(localNonce, peerNonce, connection.name(), connection.describe(), metadata);
         }
         observation.started();
         Publisher<Chunk> source;
@@ -305,7 +347,14 @@ final class SenderSession extends SessionBase implements LiveStream {
                 pending.poll().drop();
             }
         }
+        // A kept connection found closed before our NEXT was answered: no byte of the stream
+        // was asked for (the body runs only once the receiver has answered), so it may go again.
+        boolean stale = previous != null && !nextAnswered && connectionLost();
         afterClose(() -> {
+            if (stale) {
+                result.tryEmitError(new StaleConnection(error));
+                return;
+            }
             observation.ended(error, false);
             result.tryEmitError(error);
         });

@@ -61,8 +61,14 @@ abstract class SessionBase implements FrameHandler {
 
     /** This side's HELLO payload as sent; set by {@link #begin}. */
     private ByteBuffer localHello;
-    /** The peer's HELLO, once it arrived and decoded. */
+    /** The peer's HELLO, once it arrived and decoded; on a kept connection, the first stream's. */
     volatile Hello peerHello;
+    /** The peer's nonce of this stream: from its HELLO, or from its NEXT on a kept connection. */
+    volatile byte[] peerNonce;
+    /** The feature bits this side offered in its HELLO (on a kept connection: both offered reuse). */
+    private volatile int localFeatures;
+    /** The connection was lost (the transport said so), rather than a frame ending the stream. */
+    private volatile boolean lost;
     /** The connection's keys, once both HELLOs are known. */
     volatile SessionKeys keys;
     /** Seals what this side sends after its AUTH; guarded by {@link #sendLock}. */
@@ -86,6 +92,7 @@ abstract class SessionBase implements FrameHandler {
     /** Starts frame delivery and the liveness timer, then sends this side's HELLO. */
     final void begin(Hello hello) {
         localHello = hello.encode().asReadOnlyBuffer();
+        localFeatures = hello.features();
         long period = options.heartbeat().toMillis();
         timer = timers.scheduler().schedulePeriodically(this::tick, period, period, TimeUnit.MILLISECONDS);
         // HELLO goes out before frames are delivered, so no reply to the peer's HELLO can
@@ -96,6 +103,83 @@ abstract class SessionBase implements FrameHandler {
         } catch (RejectedExecutionException e) {
             // The transport stopped under us (Transports.shutdown): its loops refuse work.
             fail(stopped(e));
+        }
+    }
+
+    /**
+     * Starts a stream on a kept connection ({@code docs/protocol.md}, "Kept connections"): the
+     * peer is the one the previous stream authenticated, and frames stay sealed with that
+     * stream's keys and counters until both NEXT frames have crossed ({@link #rekey}). Then the
+     * liveness timer and frame delivery, then {@code first} (a sender's NEXT).
+     */
+    final void beginNext(KeptConnection.Continuation previous, Runnable first) {
+        peerHello = previous.peerHello();
+        localFeatures = Hello.REUSES;
+        synchronized (sendLock) {
+            outgoing = previous.outgoing();
+        }
+        incoming = previous.incoming();
+        long period = options.heartbeat().toMillis();
+        timer = timers.scheduler().schedulePeriodically(this::tick, period, period, TimeUnit.MILLISECONDS);
+        try {
+            connection.start(this);
+            first.run();
+        } catch (RejectedExecutionException e) {
+            fail(stopped(e));
+        }
+    }
+
+    /**
+     * Both NEXT nonces are known: every frame this side sends from now on is sealed with the new
+     * stream's keys, counters from 0, and every frame from the peer after its NEXT must open with
+     * them. The receiver calls this right after its own NEXT, the sender on the receiver's.
+     */
+    final void rekey(byte[] senderNonce, byte[] receiverNonce) {
+        SessionKeys next = authenticator.nextKeys(senderNonce, receiverNonce);
+        Hello.Role peer = role == Hello.Role.SENDER ? Hello.Role.RECEIVER : Hello.Role.SENDER;
+        keys = next;
+        peerNonce = role == Hello.Role.SENDER ? receiverNonce : senderNonce;
+        synchronized (sendLock) {
+            outgoing = next.seal(role);
+        }
+        incoming = next.seal(peer);
+    }
+
+    /**
+     * A receiver's answer to NEXT: its own NEXT, then the new keys, in one step, so that no
+     * frame sealed with the old keys (a PING) can follow its NEXT.
+     */
+    final void answerNext(byte[] senderNonce) {
+        synchronized (sendLock) {
+            send(FrameType.NEXT, ControlFrames.next(localNonce));
+            rekey(senderNonce, localNonce);
+        }
+    }
+
+    /** Whether both HELLOs offered to keep the connection after a stream that ends well. */
+    final boolean reuses() {
+        Hello peer = peerHello;
+        return peer != null && peer.has(Hello.REUSES) && (localFeatures & Hello.REUSES) != 0;
+    }
+
+    /** The connection was lost under the stream (not ended by a frame). */
+    final boolean connectionLost() {
+        return lost;
+    }
+
+    /**
+     * After a stream that ended well: keeps the connection for the next stream when both sides
+     * offered to and it is a kept one ({@link KeptConnection}), otherwise closes it.
+     */
+    final void closeOrKeep() {
+        if (connection instanceof KeptConnection.Lease lease && reuses()) {
+            KeptConnection.Continuation next;
+            synchronized (sendLock) {
+                next = new KeptConnection.Continuation(peerHello, outgoing, incoming);
+            }
+            lease.keep(next);
+        } else {
+            closeQuietly();
         }
     }
 
@@ -206,6 +290,7 @@ abstract class SessionBase implements FrameHandler {
                     + (role == Hello.Role.SENDER ? "sender" : "receiver") + " too; a sender connects to a receiver");
         }
         keys = role == Hello.Role.SENDER ? authenticator.keys(localHello, asSent) : authenticator.keys(asSent, localHello);
+        peerNonce = hello.nonce();
         peerHello = hello;
         onHello(hello);
     }
@@ -307,12 +392,15 @@ abstract class SessionBase implements FrameHandler {
         return message.startsWith(prefix) ? message : prefix + message;
     }
 
-    /** Ends the session successfully and closes the connection after what is queued. */
+    /**
+     * Ends the session successfully and closes the connection after what is queued, or keeps it
+     * for the next stream ({@link #closeOrKeep()}).
+     */
     final boolean succeed() {
         if (!finish()) {
             return false;
         }
-        closeQuietly();
+        closeOrKeep();
         return true;
     }
 
@@ -338,6 +426,7 @@ abstract class SessionBase implements FrameHandler {
         if (isFinished()) {
             return;
         }
+        lost = true;
         if (cause instanceof RdmaFluxException broken) {
             // The peer broke the framing: before its HELLO, it is no rdma-flux peer at all.
             fail(peerHello != null ? broken : new RdmaFluxException(ErrorCode.VERSION, connection.describe()

@@ -45,11 +45,13 @@ public final class Transports {
      * {@code timeout} for each. For a process about to exit: the JVM's exit waits up to
      * 300 ms for threads blocked in native calls, and an idle event loop is one (in
      * {@code epoll_wait}), as is an RDMA thread waiting for an event. Connections still open are
-     * closed. Other reactor-netty users of the JVM are left alone: the TCP transport does not
+     * closed, and every {@link SenderPool} is disposed. Other reactor-netty users of the JVM are left alone: the TCP transport does not
      * run on reactor-netty's global {@code TcpResources}. Later use of a transport starts new
      * threads.
      */
     public static void shutdown(Duration timeout) {
+        // Idle kept connections first: their owners are done with them.
+        SenderPool.disposeAll();
         // In the order AUTO prefers them (RDMA, then TCP), the order this always had.
         List<TransportProvider> providers = new ArrayList<>(TransportProviders.all());
         providers.sort(Comparator.comparingInt(TransportProvider::autoOrder).reversed());

@@ -25,7 +25,12 @@ public enum FrameType {
     /** Either way: the stream failed, with an error code and a reason. Last frame sent. */
     ERROR(8),
     /** Either way: keep-alive sent when a side has nothing else to say. */
-    PING(9);
+    PING(9),
+    /**
+     * Either way, on a kept connection: the next stream begins. The sender's carries its fresh
+     * nonce, the receiver's answer its own; both then seal with keys derived from those nonces.
+     */
+    NEXT(10);
 
     private static final FrameType[] BY_CODE = new FrameType[16];
 

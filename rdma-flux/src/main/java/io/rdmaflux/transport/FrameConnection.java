@@ -40,6 +40,24 @@ public interface FrameConnection {
     default void acceptData() {
     }
 
+    /**
+     * Whether this transport can keep a connection idle between two streams holding no receive
+     * ring ({@link #idle()}). A receiver offers to keep a connection only when it can, so that an
+     * idle connection never holds memory outside the receiver's budget. The default is false:
+     * the engine then closes the connection after each stream, as before.
+     */
+    default boolean canIdle() {
+        return false;
+    }
+
+    /**
+     * The stream on this connection ended well and the connection is kept for the next one:
+     * let go of the receive ring and take no DATA frame, as before {@link #acceptData()}, until
+     * the next call to it. Only called when {@link #canIdle()}. Never blocks.
+     */
+    default void idle() {
+    }
+
     /** Queues a control frame; the payload (position to limit) is copied before returning. */
     void sendControl(FrameType type, ByteBuffer payload);
 

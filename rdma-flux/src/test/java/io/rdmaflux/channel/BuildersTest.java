@@ -56,7 +56,8 @@ class BuildersTest {
             Map.entry(reactor.netty.resources.LoopResources.class, reactor.netty.resources.LoopResources.create("builders-test")),
             Map.entry(io.rdmaflux.protocol.StreamMetadata.class, io.rdmaflux.protocol.StreamMetadata.empty().with("name", "x")),
             Map.entry(String[].class, new String[] {"trace-id"}),
-            Map.entry(StreamObserver.class, new StreamObserver() { }));
+            Map.entry(StreamObserver.class, new StreamObserver() { }),
+            Map.entry(SenderPool.class, SenderPool.create()));
 
     static Stream<Object> builders() {
         return Stream.of(FluxSender.create(), FluxReceiver.create(), ChannelOptions.defaults());

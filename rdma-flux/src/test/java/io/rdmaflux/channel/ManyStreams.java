@@ -21,6 +21,11 @@ public final class ManyStreams {
     private ManyStreams() {
     }
 
+    /** The process's CPU time in ns (every thread), or -1 where the JVM does not say. */
+    private static long cpu(java.lang.management.OperatingSystemMXBean os) {
+        return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
+    }
+
     private static void sleep() {
         try {
             Thread.sleep(200);
@@ -29,23 +34,31 @@ public final class ManyStreams {
         }
     }
 
-    /** {@code ManyStreams N [--measure]}: with --measure, samples the memory held (pausing the clock). */
+    /**
+     * {@code ManyStreams N [--measure] [--pool]}: with --measure, samples the memory held (pausing
+     * the clock); with --pool, the sender keeps its connection between streams ({@link SenderPool}).
+     */
     public static void main(String[] args) {
         int n = Integer.parseInt(args[0]);
-        boolean measure = args.length > 1 && args[1].equals("--measure");
+        java.util.List<String> flags = java.util.List.of(args).subList(1, args.length);
+        boolean measure = flags.contains("--measure");
+        SenderPool pool = flags.contains("--pool") ? SenderPool.create() : null;
         System.out.println("direct memory limit " + DirectMemory.format(DirectMemory.limit()));
         AtomicLong received = new AtomicLong();
         ReceiverServer server = FluxReceiver.create().host("127.0.0.1").port(0).key("k").transport(TransportKind.TCP)
                 .handle(in -> in.receive().doOnNext(b -> received.addAndGet(b.remaining())).then())
                 .bind().block(WAIT);
-        FluxSender sender = FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key("k")
+        FluxSender plain = FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key("k")
                 .transport(TransportKind.TCP);
+        FluxSender sender = pool == null ? plain : plain.pool(pool);
         int failed = 0;
         String first = null;
         java.lang.management.BufferPoolMXBean direct = java.lang.management.ManagementFactory
                 .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
                 .filter(b -> b.getName().equals("direct")).findFirst().orElseThrow();
         long peak = 0;
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        long cpuStart = cpu(os);
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
             byte[] data = TestData.bytes(i, SIZE);
@@ -60,18 +73,29 @@ public final class ManyStreams {
             if (measure && i % 100 == 99) {
                 // What is still held, not what the collector has yet to reclaim; off the clock.
                 long paused = System.nanoTime();
+                long cpuPaused = cpu(os);
                 System.gc();
                 sleep();
                 peak = Math.max(peak, direct.getMemoryUsed());
                 start += System.nanoTime() - paused;
+                cpuStart += cpu(os) - cpuPaused;
             }
         }
         long elapsed = System.nanoTime() - start;
+        // CPU time of the whole process (both ends, every thread): what a stream costs when the
+        // cores are shared, where the wall clock mostly measures waiting for a core.
+        long cpu = cpuStart < 0 ? -1 : cpu(os) - cpuStart;
+        if (pool != null) {
+            pool.dispose();
+        }
         server.disposeNow(WAIT);
         Transports.shutdown(Duration.ofSeconds(5));
         System.out.println((n - failed) + " of " + n + " streams succeeded, " + received.get() + " bytes received"
                 + (first == null ? "" : "; first failure: " + first));
         System.out.printf(java.util.Locale.ROOT, "%.2f ms per stream%n", elapsed / 1e6 / n);
+        if (cpu >= 0) {
+            System.out.printf(java.util.Locale.ROOT, "%.2f ms of CPU per stream (both ends)%n", cpu / 1e6 / n);
+        }
         if (measure) {
             System.out.println("direct memory held (after a full GC, every 100 streams): at most " + DirectMemory.format(peak));
         }

@@ -71,6 +71,11 @@ public final class Authenticator {
         }
     }
 
+    /** The keys of the next stream on a kept connection, from both sides' NEXT nonces. */
+    public SessionKeys nextKeys(byte[] senderNonce, byte[] receiverNonce) {
+        return SessionKeys.deriveNext(key, senderNonce, receiverNonce);
+    }
+
     /** The keys of a connection whose HELLO payloads, as they crossed the wire, are these. */
     public SessionKeys keys(ByteBuffer senderHello, ByteBuffer receiverHello) {
         return SessionKeys.derive(key, senderHello, receiverHello);

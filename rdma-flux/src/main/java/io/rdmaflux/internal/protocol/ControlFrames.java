@@ -49,6 +49,20 @@ public final class ControlFrames {
         return read(b, 8).getLong();
     }
 
+    /** NEXT: a fresh 32-byte nonce. */
+    public static ByteBuffer next(byte[] nonce) {
+        return ByteBuffer.wrap(nonce.clone());
+    }
+
+    public static byte[] decodeNext(ByteBuffer b) {
+        if (b.remaining() != io.rdmaflux.protocol.ProtocolVersion.NONCE_BYTES) {
+            throw new RdmaFluxException(ErrorCode.PROTOCOL, "malformed NEXT frame");
+        }
+        byte[] nonce = new byte[b.remaining()];
+        b.get(nonce);
+        return nonce;
+    }
+
     /** AUTH: a 32-byte HMAC proof ({@link SessionKeys#proof}). */
     public static byte[] decodeAuth(ByteBuffer b) {
         byte[] proof = new byte[32];

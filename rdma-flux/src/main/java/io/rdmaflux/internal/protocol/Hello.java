@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  * @param nonce        32 random bytes, mixed into the authentication proofs and session keys
  * @param frameSize    largest data payload the side accepts
  * @param receiveSlots the side's receive ring size: the credits its peer starts with
- * @param features     what else the side understands, one bit each ({@link #TAKES_STOPPED}); a
+ * @param features     what else the side understands, one bit each ({@link #TAKES_STOPPED}, {@link #REUSES}); a
  *                     side that predates a bit sends 0 there and ignores what it receives
  */
 public record Hello(Role role, byte[] nonce, int frameSize, int receiveSlots, int features) {
@@ -22,6 +22,12 @@ public record Hello(Role role, byte[] nonce, int frameSize, int receiveSlots, in
      * handler ended the stream on purpose, and tells an older sender CANCELLED instead.
      */
     public static final int TAKES_STOPPED = 1;
+
+    /**
+     * A side with this bit keeps the connection after a stream that ended well, for the next
+     * stream (NEXT); a connection is kept only when both sides set it.
+     */
+    public static final int REUSES = 2;
 
     /** A HELLO with no feature bits. */
     public Hello(Role role, byte[] nonce, int frameSize, int receiveSlots) {

@@ -24,6 +24,7 @@ import java.util.Arrays;
 public final class SessionKeys {
 
     private static final byte[] INFO = "rdma-flux/2 session keys".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NEXT_INFO = "rdma-flux/2 next stream keys".getBytes(StandardCharsets.US_ASCII);
     private static final int KEY_BYTES = 32;
 
     private final byte[] authKey;
@@ -45,6 +46,20 @@ public final class SessionKeys {
         senderHello.duplicate().get(salt, 0, senderHello.remaining());
         receiverHello.duplicate().get(salt, senderHello.remaining(), receiverHello.remaining());
         return new SessionKeys(Hkdf.sha256(sharedKey, salt, INFO, 3 * KEY_BYTES));
+    }
+
+    /**
+     * The keys of the next stream on a kept connection: fresh frame keys from the shared key
+     * and both sides' fresh NEXT nonces, so that no sealed frame of one stream opens in another.
+     *
+     * <pre>k_auth | k_sender | k_receiver = HKDF-SHA256(key, salt = nonce_sender || nonce_receiver,
+     *                                              info = "rdma-flux/2 next stream keys", 96 bytes)</pre>
+     */
+    public static SessionKeys deriveNext(byte[] sharedKey, byte[] senderNonce, byte[] receiverNonce) {
+        byte[] salt = new byte[senderNonce.length + receiverNonce.length];
+        System.arraycopy(senderNonce, 0, salt, 0, senderNonce.length);
+        System.arraycopy(receiverNonce, 0, salt, senderNonce.length, receiverNonce.length);
+        return new SessionKeys(Hkdf.sha256(sharedKey, salt, NEXT_INFO, 3 * KEY_BYTES));
     }
 
     /** The AUTH payload a side with {@code role} sends. */

@@ -77,6 +77,11 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         dataAccepted = true;
     }
 
+    /** Between two streams on a kept connection: DATA is refused again until {@link #acceptData()}. */
+    void stopData() {
+        dataAccepted = false;
+    }
+
     private void emit(java.util.function.Consumer<FrameHandler> event) {
         if (handler != null) {
             event.accept(handler);

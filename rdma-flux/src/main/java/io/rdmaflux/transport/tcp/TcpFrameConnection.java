@@ -62,6 +62,21 @@ final class TcpFrameConnection implements FrameConnection {
     }
 
     @Override
+    public boolean canIdle() {
+        return true;
+    }
+
+    @Override
+    public void idle() {
+        // On the loop, behind the frames already read: the ring goes, and a DATA frame before the
+        // next acceptData() is a framing error again, as before a handshake.
+        inOrder(() -> {
+            decoder.stopData();
+            ring.trim();
+        }, () -> { });
+    }
+
+    @Override
     public void sendControl(FrameType type, ByteBuffer payload) {
         ByteBuf frame = channel.alloc().buffer(ProtocolVersion.HEADER_BYTES + payload.remaining());
         writeHeader(frame, type, payload.remaining());

@@ -67,4 +67,22 @@ class SessionKeysTest {
         assertThatThrownBy(() -> keys("key").seal(Hello.Role.SENDER).open(FrameType.END, ByteBuffer.allocate(12)))
                 .as("no tag at all").isInstanceOf(RdmaFluxException.class);
     }
+
+    @Test
+    void eachStreamOnAKeptConnectionHasItsOwnKeysFromBothNextNonces() {
+        Authenticator a = new Authenticator("key".getBytes(StandardCharsets.UTF_8));
+        byte[] s1 = Authenticator.newNonce();
+        byte[] r1 = Authenticator.newNonce();
+        byte[] r2 = Authenticator.newNonce();
+        ByteBuffer payload = ByteBuffer.wrap("METADATA".getBytes(StandardCharsets.UTF_8));
+        ByteBuffer sealed = a.nextKeys(s1, r1).seal(Hello.Role.SENDER).seal(FrameType.METADATA, payload);
+        // The same frame, the same counter: it opens only under the keys it was sealed with.
+        assertThat(a.nextKeys(s1, r1).seal(Hello.Role.SENDER).open(FrameType.METADATA, sealed.duplicate()))
+                .isEqualTo(payload);
+        for (SessionKeys other : java.util.List.of(a.nextKeys(s1, r2), a.nextKeys(r1, s1), keys("key"),
+                new Authenticator("other".getBytes(StandardCharsets.UTF_8)).nextKeys(s1, r1))) {
+            assertThatThrownBy(() -> other.seal(Hello.Role.SENDER).open(FrameType.METADATA, sealed.duplicate()))
+                    .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.PROTOCOL));
+        }
+    }
 }

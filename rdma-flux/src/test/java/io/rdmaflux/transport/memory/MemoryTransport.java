@@ -196,6 +196,17 @@ public final class MemoryTransport implements Transport {
         }
 
         @Override
+        public boolean canIdle() {
+            return true;
+        }
+
+        @Override
+        public void idle() {
+            dataAccepted = false;
+            ring.trim();
+        }
+
+        @Override
         public void sendControl(FrameType type, ByteBuffer payload) {
             ByteBuffer copy = ByteBuffer.allocate(payload.remaining()).put(payload.duplicate()).flip();
             transmit(type, copy, null);

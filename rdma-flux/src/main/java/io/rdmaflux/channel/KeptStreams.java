@@ -1,0 +1,54 @@
+package io.rdmaflux.channel;
+
+import io.rdmaflux.protocol.FrameType;
+import io.rdmaflux.transport.FrameHandler;
+import java.time.Duration;
+import java.util.function.Function;
+
+/**
+ * What a receiver does with its idle kept connections: it tracks them in its {@link LiveStreams}
+ * (so that a dispose closes them), closes each after the keep-alive, and starts the next stream
+ * when the sender's NEXT arrives. Anything else from an idle sender closes the connection.
+ */
+final class KeptStreams implements KeptConnection.Idle {
+
+    private final LiveStreams live;
+    private final Duration keepAlive;
+    /** Makes, tracks and starts the session of the next stream on a taken lease. */
+    private final Function<KeptConnection.Lease, ReceiverSession> next;
+
+    KeptStreams(LiveStreams live, Duration keepAlive, Function<KeptConnection.Lease, ReceiverSession> next) {
+        this.live = live;
+        this.keepAlive = keepAlive;
+        this.next = next;
+    }
+
+    @Override
+    public void onKept(KeptConnection kept) {
+        if (!live.addIdle(kept)) {
+            kept.close();
+            return;
+        }
+        kept.expireAfter(keepAlive);
+    }
+
+    @Override
+    public FrameHandler onFrame(KeptConnection kept, FrameType type) {
+        if (type != FrameType.NEXT) {
+            SessionBase.log.debug("{} sent {} on an idle connection; closing it", kept.describe(), type);
+            return null;
+        }
+        KeptConnection.Lease lease = kept.take();
+        if (lease == null) {
+            return null;
+        }
+        live.removeIdle(kept);
+        // The session opens the NEXT with the last stream's seal, claims its memory and answers.
+        return next.apply(lease);
+    }
+
+    @Override
+    public void onGone(KeptConnection kept) {
+        live.removeIdle(kept);
+    }
+}
