@@ -27,6 +27,8 @@ public final class BufferPool {
     private final ConcurrentLinkedQueue<ByteBuffer> free = new ConcurrentLinkedQueue<>();
     private final AtomicInteger allocated = new AtomicInteger();
     private final AtomicInteger outstanding = new AtomicInteger();
+    /** Buffers ever allocated, trimmed or closed ones included. */
+    private final AtomicInteger allocations = new AtomicInteger();
     private volatile boolean closed;
 
     public BufferPool(String name, int bufferSize, int capacity) {
@@ -55,6 +57,7 @@ public final class BufferPool {
                         + capacity + " buffers are in use (demand exceeded the pool)");
             }
             buffer = ByteBuffer.allocateDirect(bufferSize);
+            allocations.incrementAndGet();
         }
         buffer.clear();
         outstanding.incrementAndGet();
@@ -110,6 +113,11 @@ public final class BufferPool {
     /** Leases handed out and not yet released. */
     public int outstanding() {
         return outstanding.get();
+    }
+
+    /** Buffers this pool has allocated in its life (a reused buffer counts once); for tests of reuse. */
+    public int allocations() {
+        return allocations.get();
     }
 
     /** Bytes of direct memory this pool holds (never more than capacity * bufferSize; after close, only the leased). */

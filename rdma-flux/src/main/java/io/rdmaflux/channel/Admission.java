@@ -5,6 +5,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 
 /**
  * The door of one bound receiver, shared by all its transports. Until a peer has authenticated
@@ -16,14 +17,22 @@ import java.util.concurrent.atomic.AtomicReference;
  * trip) can. A one-stream receiver gives its stream to the first sender that authenticates and
  * refuses every later one. An authenticated stream also needs its receive ring from the
  * receiver's {@link MemoryBudget}; without room it is refused (BUSY) before its ring is used.
+ * A connection kept idle after its stream keeps that stream's claim (its ring stays for the next
+ * stream), and the next stream on it takes the claim over; a stream that finds the budget
+ * taken first has the receiver close idle kept connections, oldest first, for their claims.
  */
 final class Admission {
 
     private final int maxUnauthenticated;
     private final boolean oneStream;
     private final MemoryBudget memory;
-    /** Sessions holding a reservation of {@link #memory}; each gives it back once. */
-    private final java.util.Set<ReceiverSession> holding = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /**
+     * Sessions, and idle {@link KeptConnection}s, holding a reservation of {@link #memory};
+     * each gives it back once.
+     */
+    private final java.util.Set<Object> holding = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Closes the oldest idle kept connection (which gives its claim back); false when none is left. */
+    private volatile BooleanSupplier closeOldestIdle = () -> false;
     private final AtomicInteger unauthenticated = new AtomicInteger();
     private final AtomicReference<ReceiverSession> stream = new AtomicReference<>();
     /** Sessions in their handshake, the longest waiting first. */
@@ -89,7 +98,7 @@ final class Admission {
         if (oneStream && (closed || stream.get() != null)) {
             return ONE_STREAM_TAKEN;
         }
-        if (!memory.tryReserve()) {
+        if (!reserve()) {
             return memory.refusal();
         }
         holding.add(session);
@@ -100,6 +109,56 @@ final class Admission {
             streamEnded(session);
         }
         return refusal;
+    }
+
+    /** One stream's reservation, closing idle kept connections for theirs while it does not fit. */
+    private boolean reserve() {
+        while (!memory.tryReserve()) {
+            if (!closeOldestIdle.getAsBoolean()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Where {@link #claim} finds idle kept connections to close when the budget is taken. */
+    void closeIdleWith(BooleanSupplier closeOldestIdle) {
+        this.closeOldestIdle = closeOldestIdle;
+    }
+
+    /**
+     * A stream ended well. If it keeps its connection ({@code kept} not null), the claim goes
+     * from the session to the connection, whose ring stays: before the connection is idle, so
+     * that its next stream finds it. Otherwise the claim goes back ({@link #streamEnded}).
+     */
+    void keepOrEnd(ReceiverSession session, KeptConnection kept) {
+        if (kept == null) {
+            streamEnded(session);
+        } else if (holding.remove(session)) {
+            holding.add(kept);
+        }
+    }
+
+    /**
+     * The next stream on a kept connection takes over the connection's claim, if it still has
+     * one; it then needs none of its own ({@link #holds}).
+     */
+    void takeOver(KeptConnection kept, ReceiverSession session) {
+        if (holding.remove(kept)) {
+            holding.add(session);
+        }
+    }
+
+    /** Whether {@code session} holds a claim now (one it took over from its kept connection). */
+    boolean holds(ReceiverSession session) {
+        return holding.contains(session);
+    }
+
+    /** The kept connection closed (idle, or never idle after all): its claim, if any, goes back. */
+    void connectionGone(KeptConnection kept) {
+        if (holding.remove(kept)) {
+            memory.release();
+        }
     }
 
     private String takeTheStream(ReceiverSession session) {

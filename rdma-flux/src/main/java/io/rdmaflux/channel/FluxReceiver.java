@@ -223,9 +223,10 @@ public final class FluxReceiver {
      * s); zero keeps none. A sender with a {@link SenderPool} offers to keep its connection after
      * each stream that ends well; this receiver agrees (on TCP: the transports that can hold an
      * idle connection without its receive ring), and then takes the sender's next stream on it,
-     * under fresh keys, without a new handshake. An idle connection holds no receive ring and
-     * no share of the {@link #memoryBudget}: each stream claims its ring as it begins, as on a
-     * new connection. Idle connections close when this time passes and when the server is
+     * under fresh keys, without a new handshake. An idle connection keeps its receive ring for
+     * that stream, counted in the {@link #memoryBudget}; a new stream that finds the budget
+     * taken first closes idle connections, the longest idle first, and is refused only if that
+     * is not enough. Idle connections close when this time passes and when the server is
      * disposed. A receiver of one stream ({@link #bindOne()}) never keeps a connection.
      */
     public FluxReceiver keepAlive(Duration keepAlive) {
@@ -308,7 +309,10 @@ public final class FluxReceiver {
         }
         return Transports.choose(kind, transport, loops).flatMap(transports -> {
             LiveStreams live = new LiveStreams();
-            KeptConnection.Idle idle = reuse ? new KeptStreams(live, keepAlive, lease -> {
+            if (reuse) {
+                admission.closeIdleWith(live::closeOldestIdle);
+            }
+            KeptConnection.Idle idle = reuse ? new KeptStreams(live, admission, keepAlive, lease -> {
                 ReceiverSession next = new ReceiverSession(lease, key, options, handler, admission).observe(observer);
                 onSession.accept(live.add(next));
                 return next.start();

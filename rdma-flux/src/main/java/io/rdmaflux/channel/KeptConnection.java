@@ -18,7 +18,7 @@ import reactor.core.scheduler.Schedulers;
  * A connection that may outlive its stream: the transport delivers its frames here, and they go
  * on to the session of the stream running on it ({@link Lease}). When a stream ends well and both
  * sides offered reuse, the session keeps the connection ({@link Lease#keep}) instead of closing
- * it: it is then idle, holds no receive ring ({@link FrameConnection#idle()}), and waits for the
+ * it: it is then idle, keeps its receive ring ({@link FrameConnection#idle()}), and waits for the
  * next stream. What an idle connection does with a frame is its owner's ({@link Idle}): a
  * receiver starts the next stream on a NEXT, a sender's pool takes any frame for a connection
  * gone bad. A connection closed while idle, by the peer or by its keep-alive, is never used again.
@@ -107,10 +107,22 @@ final class KeptConnection implements FrameHandler {
 
     /** Closes the connection (a stream that failed on it, or an idle one let go). Idempotent. */
     void close() {
+        closeIf(false);
+    }
+
+    /**
+     * Closes the connection only if it is idle now, in one step with {@link #take()}: a stream
+     * that has just taken it is never cut. Whether it closed.
+     */
+    boolean closeIfIdle() {
+        return closeIf(true);
+    }
+
+    private boolean closeIf(boolean onlyIdle) {
         boolean wasIdle;
         synchronized (this) {
-            if (closed) {
-                return;
+            if (closed || onlyIdle && continuation == null) {
+                return false;
             }
             closed = true;
             wasIdle = continuation != null;
@@ -126,6 +138,7 @@ final class KeptConnection implements FrameHandler {
                 idle.onGone(this);
             }
         }
+        return true;
     }
 
     String describe() {
@@ -205,14 +218,16 @@ final class KeptConnection implements FrameHandler {
         }
 
         /**
-         * The stream ended well: the connection goes idle, lets go of its receive ring, and its
-         * owner decides what becomes of it ({@link Idle#onKept}).
+         * The stream ended well: the connection goes idle, keeping its receive ring for the next
+         * stream, and its owner decides what becomes of it ({@link Idle#onKept}). Whether it went
+         * idle (false: it was closed already, or could not idle and closed; then its owner's
+         * {@link Idle#onGone} may or may not have run).
          */
-        void keep(Continuation next) {
+        boolean keep(Continuation next) {
             synchronized (KeptConnection.this) {
                 if (closed) {
                     released.tryEmitEmpty();
-                    return;
+                    return false;
                 }
                 current = null;
                 KeptConnection.this.continuation = next;
@@ -225,10 +240,11 @@ final class KeptConnection implements FrameHandler {
                 // A transport shut down meanwhile refuses work: the connection is no use idle.
                 close();
                 released.tryEmitEmpty();
-                return;
+                return false;
             }
             released.tryEmitEmpty();
             idle.onKept(KeptConnection.this);
+            return true;
         }
 
         @Override

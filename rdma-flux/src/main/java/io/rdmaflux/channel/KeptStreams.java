@@ -7,18 +7,24 @@ import java.util.function.Function;
 
 /**
  * What a receiver does with its idle kept connections: it tracks them in its {@link LiveStreams}
- * (so that a dispose closes them), closes each after the keep-alive, and starts the next stream
- * when the sender's NEXT arrives. Anything else from an idle sender closes the connection.
+ * (so that a dispose closes them, and a stream short of memory closes the oldest), closes each
+ * after the keep-alive, and starts the next stream when the sender's NEXT arrives. Anything else
+ * from an idle sender closes the connection. An idle connection keeps its stream's memory claim
+ * ({@link Admission#keepOrEnd}) until its next stream takes it over or it is gone.
  */
 final class KeptStreams implements KeptConnection.Idle {
 
     private final LiveStreams live;
+    /** Holds each idle connection's memory claim (its ring), given back when it is gone. */
+    private final Admission admission;
     private final Duration keepAlive;
     /** Makes, tracks and starts the session of the next stream on a taken lease. */
     private final Function<KeptConnection.Lease, ReceiverSession> next;
 
-    KeptStreams(LiveStreams live, Duration keepAlive, Function<KeptConnection.Lease, ReceiverSession> next) {
+    KeptStreams(LiveStreams live, Admission admission, Duration keepAlive,
+                Function<KeptConnection.Lease, ReceiverSession> next) {
         this.live = live;
+        this.admission = admission;
         this.keepAlive = keepAlive;
         this.next = next;
     }
@@ -50,5 +56,6 @@ final class KeptStreams implements KeptConnection.Idle {
     @Override
     public void onGone(KeptConnection kept) {
         live.removeIdle(kept);
+        admission.connectionGone(kept);
     }
 }

@@ -2,8 +2,10 @@ package io.rdmaflux.channel;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -18,8 +20,8 @@ final class LiveStreams {
     private static final Duration AFTER_CANCEL = Duration.ofSeconds(15);
 
     private final Set<ReceiverSession> sessions = ConcurrentHashMap.newKeySet();
-    /** Kept connections waiting for their sender's next stream. */
-    private final Set<KeptConnection> idle = ConcurrentHashMap.newKeySet();
+    /** Kept connections waiting for their sender's next stream, the longest idle first. */
+    private final Queue<KeptConnection> idle = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
     /**
@@ -38,6 +40,21 @@ final class LiveStreams {
     /** The connection is no longer idle (its next stream began, or it closed). */
     void removeIdle(KeptConnection kept) {
         idle.remove(kept);
+    }
+
+    /**
+     * Closes the connection idle longest, which gives its memory claim back; false when no idle
+     * connection is left. One that its sender's NEXT has just taken is passed over.
+     */
+    boolean closeOldestIdle() {
+        KeptConnection oldest;
+        while ((oldest = idle.poll()) != null) {
+            if (oldest.closeIfIdle()) {
+                SessionBase.log.debug("closed idle {} to make room in the memory budget", oldest.describe());
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Idle connections now; for tests. */

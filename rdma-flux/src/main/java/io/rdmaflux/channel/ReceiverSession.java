@@ -108,6 +108,9 @@ final class ReceiverSession extends SessionBase implements LiveStream {
         this.handler = handler;
         this.admission = admission;
         this.previous = connection instanceof KeptConnection.Lease lease ? lease.continuation() : null;
+        if (previous != null) { // the kept connection's ring, and its claim on the budget, are this stream's now
+            admission.takeOver(((KeptConnection.Lease) connection).kept(), this);
+        }
         // A stream on a kept connection has no handshake to count: its peer authenticated before.
         this.handshakeCounted = new AtomicBoolean(previous == null);
         // Credits bound what can arrive to the ring size, so this queue never overflows
@@ -214,14 +217,15 @@ final class ReceiverSession extends SessionBase implements LiveStream {
     }
 
     /**
-     * The next stream on a kept connection: its memory is claimed as a new sender's is, then our
-     * NEXT answers with a fresh nonce, and both directions seal with the new stream's keys.
+     * The next stream on a kept connection: it has the claim its connection kept (or, should
+     * that be gone, claims memory as a new sender's stream does), then our NEXT answers with a
+     * fresh nonce, and both directions seal with the new stream's keys.
      */
     private void onNext(byte[] senderNonce) {
         if (previous == null || isAuthenticated()) {
             throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected NEXT from sender");
         }
-        String refusal = admission.claim(this);
+        String refusal = admission.holds(this) ? null : admission.claim(this);
         if (refusal != null) {
             throw new RdmaFluxException(ErrorCode.BUSY, refusal);
         }
@@ -357,10 +361,13 @@ final class ReceiverSession extends SessionBase implements LiveStream {
                 // (a transport shut down refuses it).
                 log.debug("END_ACK to {} not sent: {}", connection.describe(), describe(e));
             }
-            // The handler is done with every slot: the ring goes back before the connection is
-            // kept, so that the sender's next stream on it finds the budget free again.
-            admission.streamEnded(this);
-            closeOrKeep();
+            // The handler is done with every slot. A connection that will be kept keeps the
+            // claim with its ring (its next stream takes both over); otherwise the claim goes back.
+            KeptConnection kept = keeps();
+            admission.keepOrEnd(this, kept);
+            if (!closeOrKeep() && kept != null) {
+                admission.connectionGone(kept); // closed meanwhile rather than kept, and its ring with it
+            }
             afterClose(() -> {
                 observation.ended(null, false);
                 result.tryEmitEmpty();

@@ -169,18 +169,24 @@ abstract class SessionBase implements FrameHandler {
 
     /**
      * After a stream that ended well: keeps the connection for the next stream when both sides
-     * offered to and it is a kept one ({@link KeptConnection}), otherwise closes it.
+     * offered to and it is a kept one ({@link KeptConnection}), otherwise closes it. Whether
+     * the connection is idle now, kept (false when closed, or closed meanwhile).
      */
-    final void closeOrKeep() {
+    final boolean closeOrKeep() {
         if (connection instanceof KeptConnection.Lease lease && reuses()) {
             KeptConnection.Continuation next;
             synchronized (sendLock) {
                 next = new KeptConnection.Continuation(peerHello, outgoing, incoming);
             }
-            lease.keep(next);
-        } else {
-            closeQuietly();
+            return lease.keep(next);
         }
+        closeQuietly();
+        return false;
+    }
+
+    /** The connection {@link #closeOrKeep} will try to keep after a stream that ended well; null if it closes it. */
+    final KeptConnection keeps() {
+        return connection instanceof KeptConnection.Lease lease && reuses() ? lease.kept() : null;
     }
 
     /** Queues a control frame, sealed once this side has sent its AUTH. */

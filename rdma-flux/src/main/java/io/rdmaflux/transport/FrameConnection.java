@@ -41,10 +41,10 @@ public interface FrameConnection {
     }
 
     /**
-     * Whether this transport can keep a connection idle between two streams holding no receive
-     * ring ({@link #idle()}). A receiver offers to keep a connection only when it can, so that an
-     * idle connection never holds memory outside the receiver's budget. The default is false:
-     * the engine then closes the connection after each stream, as before.
+     * Whether this transport can keep a connection idle between two streams, taking no DATA
+     * meanwhile ({@link #idle()}). An idle connection keeps its receive ring for the next stream;
+     * a receiver counts it in its memory budget until the connection closes. The default is
+     * false: the engine then closes the connection after each stream, as before.
      */
     default boolean canIdle() {
         return false;
@@ -52,8 +52,9 @@ public interface FrameConnection {
 
     /**
      * The stream on this connection ended well and the connection is kept for the next one:
-     * let go of the receive ring and take no DATA frame, as before {@link #acceptData()}, until
-     * the next call to it. Only called when {@link #canIdle()}. Never blocks.
+     * take no DATA frame, as before {@link #acceptData()}, until the next call to it; the
+     * receive ring's buffers stay for that stream ({@link #close()} lets them go). Only called
+     * when {@link #canIdle()}. Never blocks.
      */
     default void idle() {
     }

@@ -68,12 +68,11 @@ final class TcpFrameConnection implements FrameConnection {
 
     @Override
     public void idle() {
-        // On the loop, behind the frames already read: the ring goes, and a DATA frame before the
-        // next acceptData() is a framing error again, as before a handshake.
-        inOrder(() -> {
-            decoder.stopData();
-            ring.trim();
-        }, () -> { });
+        // On the loop, behind the frames already read: a DATA frame before the next acceptData()
+        // is a framing error again, as before a handshake. The ring stays (the receiver counts it
+        // in its budget while idle): the next stream reuses its buffers rather than allocating
+        // and zeroing new ones, which only a GC would free.
+        inOrder(decoder::stopData, () -> { });
     }
 
     @Override
@@ -187,6 +186,11 @@ final class TcpFrameConnection implements FrameConnection {
     /** Slots of the receive ring currently leased; for leak checks in tests. */
     int slotsInUse() {
         return ring.outstanding();
+    }
+
+    /** Buffers the receive ring has allocated in its life; for reuse checks in tests. */
+    int ringAllocations() {
+        return ring.allocations();
     }
 
     /** Bytes of direct memory the receive ring holds; for memory checks in tests. */

@@ -8,6 +8,8 @@ import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.channel.FluxReceiver;
 import io.rdmaflux.channel.FluxSender;
 import io.rdmaflux.channel.InboundStream;
+import io.rdmaflux.channel.ReceiverServer;
+import io.rdmaflux.channel.SenderPool;
 import io.rdmaflux.channel.SingleStreamServer;
 import io.rdmaflux.channel.TestData;
 import io.rdmaflux.error.ErrorCode;
@@ -26,6 +28,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -34,7 +37,8 @@ import reactor.core.publisher.Mono;
 /**
  * The TCP transport's receive ring gives back every slot however a stream ends: completed,
  * failed by the sender while frames wait unread in the ring, and cancelled by the receiver
- * while frames are still arriving. Real sockets on loopback.
+ * while frames are still arriving; a kept connection keeps its ring between streams, within the
+ * receiver's memory budget. Real sockets on loopback.
  */
 class TcpRingTest {
 
@@ -89,6 +93,79 @@ class TcpRingTest {
         assertThat(transport.connections).as("connections made").hasSize(2);
         awaitZero(() -> (int) transport.connections.stream().mapToLong(TcpFrameConnection::ringBytes).sum(),
                 "bytes of receive ring memory held after the stream ended");
+    }
+
+    /**
+     * A kept connection keeps its ring while idle: streams in a row on it reuse the same buffers,
+     * where allocating a ring per stream would cost a zeroed direct buffer that only a GC frees.
+     */
+    @Test
+    void streamsInARowOnAKeptConnectionAllocateTheRingOnce() {
+        SenderPool pool = SenderPool.create();
+        ReceiverServer server = keepingReceiver(Long.MAX_VALUE, in -> in.receive().then());
+        try {
+            FluxSender sender = sender(server, pool);
+            for (int i = 0; i < 10; i++) {
+                sender.send(Mono.just(ByteBuffer.wrap(TestData.bytes(i, 16 * FRAME)))).block(WAIT);
+            }
+            assertThat(transport.connections).as("connections made (one kept)").hasSize(2);
+            assertThat(transport.connections.stream().mapToInt(TcpFrameConnection::ringAllocations).sum())
+                    .as("receive buffers allocated for 10 streams of 16 frames on one kept connection")
+                    .isBetween(1, OPTIONS.receiveSlots());
+        } finally {
+            pool.dispose();
+            server.disposeNow(WAIT);
+        }
+    }
+
+    /**
+     * An idle kept connection's ring counts in the receiver's budget, so a new connection that
+     * does not fit has the receiver close the idle one (oldest first) and is served, not refused;
+     * and the rings held never exceed the budget, even while a stream runs.
+     */
+    @Test
+    void aStreamShortOfMemoryClosesTheIdleKeptConnectionAndIsServed() {
+        long ring = (long) FRAME * OPTIONS.receiveSlots();
+        AtomicLong mostHeld = new AtomicLong();
+        // Neither side lets an idle connection go on its own within the test.
+        SenderPool first = SenderPool.create(1, Duration.ofHours(1));
+        SenderPool second = SenderPool.create(1, Duration.ofHours(1));
+        ReceiverServer server = keepingReceiver(ring, in -> in.receive()
+                .doOnNext(b -> mostHeld.accumulateAndGet(ringBytes(), Math::max)).then());
+        try {
+            sender(server, first).send(Mono.just(ByteBuffer.wrap(TestData.bytes(1, 8 * FRAME)))).block(WAIT);
+            assertThat(first.idleConnections()).isEqualTo(1);
+            // The budget holds one ring, which the first sender's idle connection keeps.
+            sender(server, second).send(Mono.just(ByteBuffer.wrap(TestData.bytes(2, 8 * FRAME)))).block(WAIT);
+            Awaitility.await("the receiver closed the idle connection for the new stream").atMost(WAIT)
+                    .until(() -> first.idleConnections() == 0);
+            // And back: the first sender's next stream takes the second's idle connection's place.
+            sender(server, first).send(Mono.just(ByteBuffer.wrap(TestData.bytes(3, 8 * FRAME)))).block(WAIT);
+            Awaitility.await("the receiver closed the other idle connection").atMost(WAIT)
+                    .until(() -> second.idleConnections() == 0);
+            assertThat(mostHeld.get()).as("receive ring bytes held during a stream").isPositive()
+                    .isLessThanOrEqualTo(ring);
+            assertThat(ringBytes()).as("receive ring bytes held now").isLessThanOrEqualTo(ring);
+        } finally {
+            first.dispose();
+            second.dispose();
+            server.disposeNow(WAIT);
+        }
+    }
+
+    private long ringBytes() {
+        return transport.connections.stream().mapToLong(TcpFrameConnection::ringBytes).sum();
+    }
+
+    /** A receiver of many streams that keeps connections for senders with a pool. */
+    private ReceiverServer keepingReceiver(long budget, Function<InboundStream, Publisher<Void>> handler) {
+        return FluxReceiver.create().host("127.0.0.1").port(0).key("k").transport(transport).options(OPTIONS)
+                .memoryBudget(budget).keepAlive(Duration.ofHours(1)).handle(handler).bind().block(WAIT);
+    }
+
+    private FluxSender sender(ReceiverServer server, SenderPool pool) {
+        return FluxSender.create().host("127.0.0.1").port(server.address().getPort()).key("k")
+                .transport(transport).options(OPTIONS).pool(pool);
     }
 
     /** Runs one stream over loopback; the receiver's outcome. */
