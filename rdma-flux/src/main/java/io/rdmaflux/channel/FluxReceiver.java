@@ -162,7 +162,9 @@ public final class FluxReceiver {
      * JVM's limit, {@code -XX:MaxDirectMemorySize}, and at least one stream's ring; for
      * {@link #bindOne()}, one stream's ring). Each
      * authenticated stream reserves its whole receive ring, frame size x receive slots
-     * ({@link ChannelOptions}), for as long as it runs; a stream that does not fit is refused
+     * ({@link ChannelOptions}), for as long as it runs, and a connection kept idle for the
+     * sender's next stream keeps it ({@link #keepAlive}); a stream that does not fit, once idle
+     * kept connections are closed to make room, is refused
      * with {@link ErrorCode#BUSY} before any of its ring is allocated, and its sender's error
      * says that the receiver's memory budget was full. Binding fails with
      * {@link IllegalStateException} when the budget is smaller than one stream's ring.
@@ -221,8 +223,8 @@ public final class FluxReceiver {
     /**
      * How long a connection may wait idle after a stream for its sender's next one (default 30
      * s); zero keeps none. A sender with a {@link SenderPool} offers to keep its connection after
-     * each stream that ends well; this receiver agrees (on TCP: the transports that can hold an
-     * idle connection without its receive ring), and then takes the sender's next stream on it,
+     * each stream that ends well; this receiver agrees (on TCP: the transports that can idle a
+     * connection between streams), and then takes the sender's next stream on it,
      * under fresh keys, without a new handshake. An idle connection keeps its receive ring for
      * that stream, counted in the {@link #memoryBudget}; a new stream that finds the budget
      * taken first closes idle connections, the longest idle first, and is refused only if that
