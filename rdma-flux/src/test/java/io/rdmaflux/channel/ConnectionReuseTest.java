@@ -29,7 +29,8 @@ import reactor.core.publisher.Sinks;
  * loopback, and over the in-memory transport where a frame must be cut or replayed: streams in a
  * row share one connection; each stream seals with its own keys; a failed stream closes only its
  * own connection; a connection the receiver let go is never used for data; peers that do not
- * offer reuse still work; dispose closes idle connections; the memory budget is per stream.
+ * offer reuse still work; dispose closes idle connections; the memory budget is claimed once per
+ * kept connection and passed from stream to stream on it (TcpRingTest: what an idle one holds).
  */
 class ConnectionReuseTest {
 
@@ -258,7 +259,7 @@ class ConnectionReuseTest {
     }
 
     @Test
-    void theMemoryBudgetIsClaimedPerStreamNotPerKeptConnection() {
+    void theMemoryBudgetPassesFromStreamToStreamOnAKeptConnection() {
         Sinks.Empty<Void> gate = Sinks.empty();
         AtomicInteger started = new AtomicInteger();
         server = FluxReceiver.create().host("127.0.0.1").port(0).key("k").transport(TransportKind.TCP).options(OPTIONS)
