@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -20,6 +21,22 @@ public final class PrivateDirectory {
     private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
 
     private PrivateDirectory() {
+    }
+
+    /**
+     * The user's place for {@code name}: {@code $XDG_RUNTIME_DIR/rdflux/NAME}, else
+     * {@code $HOME/.cache/rdflux/NAME}; null when neither is an absolute path.
+     */
+    public static Path userPlace(Map<String, String> env, String name) {
+        String runtime = env.get("XDG_RUNTIME_DIR");
+        if (runtime != null && runtime.startsWith("/")) {
+            return Path.of(runtime, "rdflux", name);
+        }
+        String home = env.get("HOME");
+        if (home != null && home.startsWith("/")) {
+            return Path.of(home, ".cache", "rdflux", name);
+        }
+        return null;
     }
 
     /** Makes {@code dir} (0700) if missing; null when it is this user's alone, else why not, in a few words. */

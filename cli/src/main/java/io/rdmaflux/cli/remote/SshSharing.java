@@ -79,7 +79,7 @@ public final class SshSharing {
             case "", "yes", "on", "true" -> { }
             default -> persist = persist(value);
         }
-        Path dir = baseDir(env);
+        Path dir = PrivateDirectory.userPlace(env, "ssh");
         return dir == null ? OFF : in(dir, persist);
     }
 
@@ -98,18 +98,6 @@ public final class SshSharing {
 
     /** The refusals told in this process. */
     private static final java.util.Set<String> TOLD = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    private static Path baseDir(Map<String, String> env) {
-        String runtime = env.get("XDG_RUNTIME_DIR");
-        if (runtime != null && runtime.startsWith("/")) {
-            return Path.of(runtime, "rdflux", "ssh");
-        }
-        String home = env.get("HOME");
-        if (home != null && home.startsWith("/")) {
-            return Path.of(home, ".cache", "rdflux", "ssh");
-        }
-        return null;
-    }
 
     /** Whether calls share connections at all. */
     public boolean enabled() {

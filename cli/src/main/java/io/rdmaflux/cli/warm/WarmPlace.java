@@ -1,5 +1,6 @@
 package io.rdmaflux.cli.warm;
 
+import io.rdmaflux.cli.remote.PrivateDirectory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -52,15 +53,7 @@ public record WarmPlace(Path dir, String key) {
 
     /** {@code $XDG_RUNTIME_DIR/rdflux/agent}, else {@code $HOME/.cache/rdflux/agent}; null without either. */
     static Path defaultDir(Map<String, String> env) {
-        String runtime = env.get("XDG_RUNTIME_DIR");
-        if (runtime != null && runtime.startsWith("/")) {
-            return Path.of(runtime, "rdflux", "agent");
-        }
-        String home = env.get("HOME");
-        if (home != null && home.startsWith("/")) {
-            return Path.of(home, ".cache", "rdflux", "agent");
-        }
-        return null;
+        return PrivateDirectory.userPlace(env, "agent");
     }
 
     /** The install's key: see the class comment. */
