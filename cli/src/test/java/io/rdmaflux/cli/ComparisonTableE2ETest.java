@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.cli.remote.RemoteRdflux;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -228,15 +228,7 @@ class ComparisonTableE2ETest {
     }
 
     private Path remoteTool() throws IOException {
-        Path p = dir.resolve("rdflux on remote");
-        if (!Files.exists(p)) {
-            Files.writeString(p, "#!/bin/sh\n"
-                    + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
-                    + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote("-Drdflux.test.marker=" + dir) + "\n"
-                    + "exec " + ShellWords.quote(Tool.launcher("rdflux")) + " \"$@\"\n");
-            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
-        }
-        return p;
+        return RemoteRdflux.in(dir);
     }
 
     private static String mode(Run x, String path, int want) {

@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.cli.remote.RemoteRdflux;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
@@ -17,7 +18,6 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,12 +51,7 @@ class FanoutE2ETest {
 
     @BeforeEach
     void wrapper() throws IOException {
-        tool = dir.resolve("rdflux on remote");
-        Files.writeString(tool, "#!/bin/sh\n"
-                + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
-                + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote("-Drdflux.test.marker=" + dir) + "\n"
-                + "exec " + ShellWords.quote(Tool.HOME.resolve("bin/rdflux").toString()) + " \"$@\"\n");
-        Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
+        tool = RemoteRdflux.in(dir);
     }
 
     @Test

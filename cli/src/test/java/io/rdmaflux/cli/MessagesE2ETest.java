@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.cli.remote.RemoteRdflux;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmaflux.cli.remote.ShellWords;
@@ -9,7 +10,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,12 +42,7 @@ class MessagesE2ETest {
 
     @BeforeEach
     void wrapper() throws IOException {
-        remoteTool = dir.resolve("rdflux on remote");
-        Files.writeString(remoteTool, "#!/bin/sh\n"
-                + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
-                + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote(marker()) + "\n"
-                + "exec " + ShellWords.quote(Tool.HOME.resolve("bin/rdflux").toString()) + " \"$@\"\n");
-        Files.setPosixFilePermissions(remoteTool, PosixFilePermissions.fromString("rwxr-xr-x"));
+        remoteTool = RemoteRdflux.in(dir);
     }
 
     // ---- rdpipe's exit status, as `set -o pipefail`

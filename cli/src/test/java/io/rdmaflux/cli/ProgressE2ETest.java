@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.cli.remote.RemoteRdflux;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,7 +11,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,12 +46,7 @@ class ProgressE2ETest {
     @BeforeEach
     void wrapper() throws IOException {
         // The tool as the remote hosts run it: this JDK, and the test's marker in its environment.
-        remoteTool = dir.resolve("rdflux on remote");
-        Files.writeString(remoteTool, "#!/bin/sh\n"
-                + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
-                + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote(marker()) + "\n"
-                + "exec " + ShellWords.quote(Tool.HOME.resolve("bin/rdflux").toString()) + " \"$@\"\n");
-        Files.setPosixFilePermissions(remoteTool, PosixFilePermissions.fromString("rwxr-xr-x"));
+        remoteTool = RemoteRdflux.in(dir);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.cli.remote.RemoteRdflux;
 import static io.rdmaflux.testing.SpecialFiles.S_IFCHR;
 import static io.rdmaflux.testing.SpecialFiles.charDevice;
 import static io.rdmaflux.testing.SpecialFiles.type;
@@ -10,7 +11,6 @@ import io.rdmaflux.cli.remote.SshFixture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,12 +42,7 @@ class SpecialDestinationRemoteE2ETest {
 
     @BeforeEach
     void setUp() throws IOException {
-        tool = dir.resolve("rdflux on remote");
-        Files.writeString(tool, "#!/bin/sh\n"
-                + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
-                + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote(marker()) + "\n"
-                + "exec " + ShellWords.quote(Tool.HOME.resolve("bin/rdflux").toString()) + " \"$@\"\n");
-        Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
+        tool = RemoteRdflux.in(dir);
         src = Files2.random(dir.resolve("big_file"), 3 * 1024 * 1024 + 17, 22);
     }
 

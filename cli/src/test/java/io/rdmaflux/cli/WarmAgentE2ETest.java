@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.cli.remote.RemoteRdflux;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -61,12 +62,7 @@ class WarmAgentE2ETest {
 
     @BeforeEach
     void setUp() throws IOException {
-        tool = dir.resolve("rdflux on remote");
-        Files.writeString(tool, "#!/bin/sh\n"
-                + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
-                + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote("-Drdflux.test.marker=" + dir) + "\n"
-                + "exec " + ShellWords.quote(Tool.HOME.resolve("bin/rdflux").toString()) + " \"$@\"\n");
-        Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
+        tool = RemoteRdflux.in(dir);
         file = Files.writeString(dir.resolve("tiny"), "hi\n");
         warmDir = dir.resolve("agent");
     }

@@ -65,12 +65,7 @@ class RemoteAgentE2ETest {
     @BeforeEach
     void wrapper() throws IOException {
         // The tool as the remote host runs it: this JDK, and a marker every agent JVM carries.
-        tool = dir.resolve("rdflux on remote");
-        Files.writeString(tool, "#!/bin/sh\n"
-                + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
-                + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote("-Drdflux.test.marker=" + dir) + "\n"
-                + "exec " + ShellWords.quote(HOME.resolve("bin/rdflux").toString()) + " \"$@\"\n");
-        Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
+        tool = RemoteRdflux.in(dir);
     }
 
     @RegisterExtension
