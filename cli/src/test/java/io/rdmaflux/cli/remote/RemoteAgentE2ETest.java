@@ -371,7 +371,9 @@ class RemoteAgentE2ETest {
     @Test
     void rdfluxRshWithAQuotedConfigPathReplacesSsh() throws Exception {
         Path config = Files.copy(sshd.sshConfig(), dir.resolve("my ssh config"));
-        RemoteShell shell = RemoteShell.fromEnvironment(Map.of(RemoteShell.RSH_ENV, "ssh -F '" + config + "'"))
+        // Its own environment, so the test JVM's RDFLUX_WARM_AGENT=no is said again: no daemon outlives the test.
+        RemoteShell shell = RemoteShell.fromEnvironment(Map.of(RemoteShell.RSH_ENV, "ssh -F '" + config + "'",
+                WarmAgents.ENV, "no"))
                 .rdfluxPath(ShellWords.quote(tool.toString()));
         assertThat(shell.command(RemoteHost.parse("h1"), "x")).startsWith("ssh", "-F", config.toString());
         String key = AgentMessage.newKey();
