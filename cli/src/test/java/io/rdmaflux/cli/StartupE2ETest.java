@@ -136,7 +136,7 @@ class StartupE2ETest {
         assertThat(getconf.waitFor()).isZero();
         Path onlyBash = Files.createDirectory(dir.resolve("only-bash"));
         Files.createSymbolicLink(onlyBash.resolve("bash"), Path.of("/bin/bash").toRealPath());
-        for (String tool : List.of("rdsend", "rdrecv", "rdcp", "rdpipe")) {
+        for (String tool : List.of("rdsend", "rdrecv", "rdcp", "rdpipe", "rdflux")) {
             Tool t = Tool.start(dir, tool, PIPE, PIPE, Map.of("PATH", onlyBash.toString(), "LC_ALL", "C.UTF-8",
                     "JAVA_HOME", System.getProperty("java.home"),
                     "RDFLUX_JAVA_OPTS", "-Drdflux.test.marker=" + dir + " -XX:+PrintFlagsFinal"), "--version");
