@@ -58,7 +58,7 @@ final class FanoutJobs {
         if (relay) {
             receive.put("forward", "next-host:1");   // where, the coordinator says (connect)
         }
-        Map<String, Object> tree = destination("tree", plan);
+        Map<String, Object> tree = RdcpCommand.destination("tree", plan);
         tree.put("delete", command.delete);
         tree.put("dry-run", command.habits.dryRun);
         return command.job(receive, List.of(), tree, progress, named);
@@ -66,25 +66,11 @@ final class FanoutJobs {
 
     /** A host's listing of its DEST (--sync), sent to the source under {@code listingKey}. */
     AgentMessage.Job lister(String listingKey, RdcpCommand.Plan plan) {
-        Map<String, Object> list = destination("tree-listing", plan);
+        Map<String, Object> list = RdcpCommand.destination("tree-listing", plan);
         list.put("checksums", command.checksum);
         Map<String, Object> send = new LinkedHashMap<>(Map.of("type", "send", "key", listingKey));
         send.put("transport", transport());
         return command.job(list, List.of(), send, 0, 0);
-    }
-
-    /** A tree sink's or listing's DEST: the path, and the name to make inside an existing directory. */
-    private static Map<String, Object> destination(String type, RdcpCommand.Plan plan) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("type", type);
-        m.put("path", plan.destPath());
-        if (plan.name() != null) {
-            m.put("name", plan.name());
-            if (plan.destPath().endsWith("/")) {
-                m.put("directory", true);   // as rsync: DST/ is a directory, made when missing
-            }
-        }
-        return m;
     }
 
     private String transport() {

@@ -277,6 +277,20 @@ final class RdcpCommand implements Callable<Integer> {
         return new AgentMessage.Job(m, progress, flags.verbose, flags.debug, named);
     }
 
+    /** A tree sink's or listing's DEST options (single copy and --to alike): the path, and the name to make inside an existing directory. */
+    static Map<String, Object> destination(String type, Plan plan) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", type);
+        m.put("path", plan.destPath());
+        if (plan.name() != null) {
+            m.put("name", plan.name());
+            if (plan.destPath().endsWith("/")) {
+                m.put("directory", true);   // as rsync: DST/ is a directory, made when missing
+            }
+        }
+        return m;
+    }
+
     /**
      * One run of a plan: the ends, started and wired, and their outcome.
      *
@@ -332,7 +346,7 @@ final class RdcpCommand implements Callable<Integer> {
                     source.put("bind", local ? "127.0.0.1" : "0.0.0.0");
                     channel(source, port == null ? 0 : port + 1, false);
                 }
-                Map<String, Object> treeSink = destination("tree");
+                Map<String, Object> treeSink = destination("tree", plan);
                 treeSink.put("delete", delete);
                 treeSink.put("dry-run", habits.dryRun);
                 // -v and -n name files as rsync does, -vv the ones up to date as well.
@@ -360,7 +374,7 @@ final class RdcpCommand implements Callable<Integer> {
                     sender.start(job(source, stages(), send, progress, 0));
                 }
                 if (listing != null) {
-                    Map<String, Object> list = destination("tree-listing");
+                    Map<String, Object> list = destination("tree-listing", plan);
                     list.put("checksums", checksum);
                     Map<String, Object> send = new LinkedHashMap<>(Map.of("type", "send", "key", listingKey));
                     channel(send, -1, false);
@@ -392,20 +406,6 @@ final class RdcpCommand implements Callable<Integer> {
             CopyEnd e = CopyEnd.on(host, shell);
             ends.add(e);
             return e;
-        }
-
-        /** The tree sink's or listing's destination options: the path, and the name to make inside an existing directory. */
-        private Map<String, Object> destination(String type) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("type", type);
-            m.put("path", plan.destPath());
-            if (plan.name() != null) {
-                m.put("name", plan.name());
-                if (plan.destPath().endsWith("/")) {
-                    m.put("directory", true);   // as rsync: DST/ is a directory, made when missing
-                }
-            }
-            return m;
         }
 
         /** The channel options on a send or receive plugin; a port for a receiver (-1 for a sender). */
