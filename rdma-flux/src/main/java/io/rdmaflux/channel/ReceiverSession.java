@@ -253,7 +253,7 @@ final class ReceiverSession extends SessionBase implements LiveStream {
             handlerEnded.tryEmitEmpty();
             return;
         }
-        Session session = new Session(peerNonce, localNonce, connection.name(), connection.describe(), metadata);
+        Session session = new Session(peerNonce(), localNonce, connection.name(), connection.describe(), metadata);
         Mono<Void> done;
         try {
             Context carried = ContextCarriage.restore(metadata);
@@ -335,7 +335,7 @@ final class ReceiverSession extends SessionBase implements LiveStream {
         if (!endVerified) {
             // Completed before the end: the handler took what it needed. A success here; the
             // sender is told so (STOPPED), or CANCELLED if it predates that code.
-            stop = new RdmaFluxException(peerHello.has(Hello.TAKES_STOPPED) ? ErrorCode.STOPPED : ErrorCode.CANCELLED,
+            stop = new RdmaFluxException(peerHello().has(Hello.TAKES_STOPPED) ? ErrorCode.STOPPED : ErrorCode.CANCELLED,
                     "receiver stopped the stream on purpose " + progress() + " (its handler completed before the end)");
             fail(stop);
             return;

@@ -156,9 +156,9 @@ final class SenderSession extends SessionBase implements LiveStream {
         Session session;
         synchronized (this) {
             markAuthenticated();
-            credits = peerHello.receiveSlots();
+            credits = peerHello().receiveSlots();
             send(FrameType.METADATA, metadata.encode());
-            session = new Session(localNonce, peerNonce, connection.name(), connection.describe(), metadata);
+            session = new Session(localNonce, peerNonce(), connection.name(), connection.describe(), metadata);
         }
         observation.started();
         Publisher<Chunk> source;
@@ -177,7 +177,7 @@ final class SenderSession extends SessionBase implements LiveStream {
                 throw new RdmaFluxException(ErrorCode.PROTOCOL, "CREDIT before authentication");
             }
             credits += n;
-            if (credits > peerHello.receiveSlots()) {
+            if (credits > peerHello().receiveSlots()) {
                 throw new RdmaFluxException(ErrorCode.PROTOCOL, "receiver granted more credits than its ring holds");
             }
             drainPending();
@@ -245,7 +245,7 @@ final class SenderSession extends SessionBase implements LiveStream {
         while (!pending.isEmpty() && credits > 0 && inFlight < options.sendSlots() && !isFinished()) {
             Pending p = pending.peek();
             ByteBuffer b = p.chunk.buffer();
-            int len = Math.min(b.remaining(), peerHello.frameSize());
+            int len = Math.min(b.remaining(), peerHello().frameSize());
             ByteBuffer slice = b.slice(b.position(), len);
             b.position(b.position() + len);
             p.refs.incrementAndGet();
@@ -330,7 +330,7 @@ final class SenderSession extends SessionBase implements LiveStream {
 
     @Override
     public synchronized int creditsInFlight() {
-        Hello hello = peerHello;
+        Hello hello = peerHello();
         return hello == null || !isAuthenticated() ? 0 : hello.receiveSlots() - credits;
     }
 

@@ -2,103 +2,78 @@ package io.rdmaflux.channel;
 
 import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.error.RdmaFluxException;
-import io.rdmaflux.internal.protocol.Authenticator;
 import io.rdmaflux.internal.protocol.ControlFrames;
 import io.rdmaflux.internal.protocol.FrameSeal;
 import io.rdmaflux.internal.protocol.Hello;
-import io.rdmaflux.internal.protocol.SessionKeys;
 import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.ProtocolVersion;
 import io.rdmaflux.transport.FrameConnection;
 import io.rdmaflux.transport.FrameHandler;
 import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * What the sending and receiving ends of a stream share: the connection, the handshake's keys,
- * the sealing of control frames, the liveness timer (heartbeats, idle and handshake timeouts)
- * and the one-way door to a final outcome. Subclasses handle the frames of their role.
+ * What the sending and receiving ends of a stream share: the connection, the checks on every
+ * control frame from the peer, and the one-way door to a final outcome. The handshake's keys and
+ * the seals are {@link ControlSeals}', the heartbeats and timeouts {@link Liveness}'. Subclasses
+ * handle the frames of their role.
  *
  * <p>Every control frame a side sends after its own AUTH is sealed ({@link FrameSeal}); every
  * frame from the peer after the peer's AUTH verified must open, or the stream fails. Before
  * that, only HELLO (first), AUTH, PING and ERROR are taken from the peer, and its ERROR frames
- * may not choose any code but a few ({@link #UNAUTHENTICATED_CODES}).
+ * may not choose any code but a few ({@link PeerReports#UNAUTHENTICATED_CODES}).
  */
 abstract class SessionBase implements FrameHandler {
 
     static final Logger log = Loggers.getLogger("io.rdmaflux.engine");
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     private static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(6);
-    /**
-     * The codes an unauthenticated peer's ERROR may carry; any other becomes PROTOCOL, so that
-     * whoever can reach the port cannot pass off a failure as, say, a checksum mismatch. (One
-     * that closes the connection gets TRUNCATED anyway, so TIMEOUT gives nothing away.)
-     */
-    static final Set<ErrorCode> UNAUTHENTICATED_CODES = EnumSet.of(ErrorCode.PROTOCOL, ErrorCode.VERSION,
-            ErrorCode.AUTHENTICATION, ErrorCode.BUSY, ErrorCode.TIMEOUT);
 
     final FrameConnection connection;
     final ChannelOptions options;
     final Timers timers;
-    final byte[] localNonce = Authenticator.newNonce();
-    private final Authenticator authenticator;
+    final byte[] localNonce;
     private final Hello.Role role;
+    private final ControlSeals seals;
+    private final Liveness liveness;
 
     private final AtomicBoolean finished = new AtomicBoolean();
-    private final long startedAt;
-    private volatile long lastHeard;
-    private volatile long lastSent;
     private volatile boolean authenticated;
-    private Disposable timer;
-
-    /** This side's HELLO payload as sent; set by {@link #begin}. */
-    private ByteBuffer localHello;
-    /** The peer's HELLO, once it arrived and decoded; on a kept connection, the first stream's. */
-    volatile Hello peerHello;
-    /** The peer's nonce of this stream: from its HELLO, or from its NEXT on a kept connection. */
-    volatile byte[] peerNonce;
-    /** The feature bits this side offered in its HELLO (on a kept connection: both offered reuse). */
-    private volatile int localFeatures;
     /** The connection was lost (the transport said so), rather than a frame ending the stream. */
     private volatile boolean lost;
-    /** The connection's keys, once both HELLOs are known. */
-    volatile SessionKeys keys;
-    /** Seals what this side sends after its AUTH; guarded by {@link #sendLock}. */
-    private FrameSeal outgoing;
-    /** Opens what the peer sends after its AUTH; used on the transport's thread only. */
-    private volatile FrameSeal incoming;
-    /** Sealing counts frames: the counter and the transport's order must agree. */
-    private final Object sendLock = new Object();
 
     SessionBase(FrameConnection connection, byte[] key, ChannelOptions options, Hello.Role role, Timers timers) {
         this.connection = connection;
-        this.authenticator = new Authenticator(key);
         this.options = options;
         this.role = role;
         this.timers = timers;
-        this.startedAt = timers.now();
-        this.lastHeard = startedAt;
-        this.lastSent = startedAt;
+        this.seals = new ControlSeals(connection, key, role);
+        this.localNonce = seals.localNonce;
+        this.liveness = new Liveness(options, timers);
+    }
+
+    /** The peer's HELLO, once it arrived; on a kept connection, the first stream's. */
+    final Hello peerHello() {
+        return seals.peerHello();
+    }
+
+    /** The peer's nonce of this stream: from its HELLO, or from its NEXT on a kept connection. */
+    final byte[] peerNonce() {
+        return seals.peerNonce();
     }
 
     /** Starts frame delivery and the liveness timer, then sends this side's HELLO. */
     final void begin(Hello hello) {
-        localHello = hello.encode().asReadOnlyBuffer();
-        localFeatures = hello.features();
-        long period = options.heartbeat().toMillis();
-        timer = timers.scheduler().schedulePeriodically(this::tick, period, period, TimeUnit.MILLISECONDS);
+        ByteBuffer payload = seals.localHello(hello);
+        liveness.start(this::tick);
         // HELLO goes out before frames are delivered, so no reply to the peer's HELLO can
         // overtake it.
         try {
-            send(FrameType.HELLO, localHello.duplicate());
+            send(FrameType.HELLO, payload);
             connection.start(this);
         } catch (RejectedExecutionException e) {
             // The transport stopped under us (Transports.shutdown): its loops refuse work.
@@ -113,14 +88,8 @@ abstract class SessionBase implements FrameHandler {
      * liveness timer and frame delivery, then {@code first} (a sender's NEXT).
      */
     final void beginNext(KeptConnection.Continuation previous, Runnable first) {
-        peerHello = previous.peerHello();
-        localFeatures = Hello.REUSES;
-        synchronized (sendLock) {
-            outgoing = previous.outgoing();
-        }
-        incoming = previous.incoming();
-        long period = options.heartbeat().toMillis();
-        timer = timers.scheduler().schedulePeriodically(this::tick, period, period, TimeUnit.MILLISECONDS);
+        seals.continueFrom(previous);
+        liveness.start(this::tick);
         try {
             connection.start(this);
             first.run();
@@ -129,37 +98,20 @@ abstract class SessionBase implements FrameHandler {
         }
     }
 
-    /**
-     * Both NEXT nonces are known: every frame this side sends from now on is sealed with the new
-     * stream's keys, counters from 0, and every frame from the peer after its NEXT must open with
-     * them. The receiver calls this right after its own NEXT, the sender on the receiver's.
-     */
+    /** The sender's side of {@link ControlSeals#rekey}, on the receiver's NEXT. */
     final void rekey(byte[] senderNonce, byte[] receiverNonce) {
-        SessionKeys next = authenticator.nextKeys(senderNonce, receiverNonce);
-        Hello.Role peer = role == Hello.Role.SENDER ? Hello.Role.RECEIVER : Hello.Role.SENDER;
-        keys = next;
-        peerNonce = role == Hello.Role.SENDER ? receiverNonce : senderNonce;
-        synchronized (sendLock) {
-            outgoing = next.seal(role);
-        }
-        incoming = next.seal(peer);
+        seals.rekey(senderNonce, receiverNonce);
     }
 
-    /**
-     * A receiver's answer to NEXT: its own NEXT, then the new keys, in one step, so that no
-     * frame sealed with the old keys (a PING) can follow its NEXT.
-     */
+    /** The receiver's answer to NEXT: {@link ControlSeals#answerNext}. */
     final void answerNext(byte[] senderNonce) {
-        synchronized (sendLock) {
-            send(FrameType.NEXT, ControlFrames.next(localNonce));
-            rekey(senderNonce, localNonce);
-        }
+        liveness.sent();
+        seals.answerNext(senderNonce);
     }
 
     /** Whether both HELLOs offered to keep the connection after a stream that ends well. */
     final boolean reuses() {
-        Hello peer = peerHello;
-        return peer != null && peer.has(Hello.REUSES) && (localFeatures & Hello.REUSES) != 0;
+        return seals.reuses();
     }
 
     /** The connection was lost under the stream (not ended by a frame). */
@@ -174,11 +126,7 @@ abstract class SessionBase implements FrameHandler {
      */
     final boolean closeOrKeep() {
         if (connection instanceof KeptConnection.Lease lease && reuses()) {
-            KeptConnection.Continuation next;
-            synchronized (sendLock) {
-                next = new KeptConnection.Continuation(peerHello, outgoing, incoming);
-            }
-            return lease.keep(next);
+            return lease.keep(seals.continuation());
         }
         closeQuietly();
         return false;
@@ -191,19 +139,14 @@ abstract class SessionBase implements FrameHandler {
 
     /** Queues a control frame, sealed once this side has sent its AUTH. */
     final void send(FrameType type, ByteBuffer payload) {
-        synchronized (sendLock) {
-            lastSent = timers.now();
-            FrameSeal seal = outgoing;
-            connection.sendControl(type, seal == null ? payload : seal.seal(type, payload));
-        }
+        liveness.sent();
+        seals.send(type, payload);
     }
 
     /** Sends this side's AUTH; every frame after it is sealed. */
     final void sendAuth() {
-        synchronized (sendLock) {
-            send(FrameType.AUTH, ByteBuffer.wrap(keys.proof(role)));
-            outgoing = keys.seal(role);
-        }
+        liveness.sent();
+        seals.sendAuth();
     }
 
     /**
@@ -212,11 +155,10 @@ abstract class SessionBase implements FrameHandler {
      * @throws RdmaFluxException AUTHENTICATION when the proof does not verify
      */
     final void verifyPeerAuth(byte[] proof) {
-        Hello.Role peer = role == Hello.Role.SENDER ? Hello.Role.RECEIVER : Hello.Role.SENDER;
-        if (!keys.verify(peer, proof)) {
-            throw new RdmaFluxException(ErrorCode.AUTHENTICATION, wrongKey("used"));
+        if (!seals.verifyPeerAuth(proof)) {
+            throw new RdmaFluxException(ErrorCode.AUTHENTICATION,
+                    PeerReports.wrongKey(peerRole(), connection.describe(), "used"));
         }
-        incoming = keys.seal(peer);
     }
 
     final void markAuthenticated() {
@@ -236,20 +178,18 @@ abstract class SessionBase implements FrameHandler {
         if (!finished.compareAndSet(false, true)) {
             return false;
         }
-        if (timer != null) {
-            timer.dispose();
-        }
+        liveness.stop();
         return true;
     }
 
     /** Data was sent: counts as a sign of life for the peer, so no PING is needed. */
     final void noteSent() {
-        lastSent = timers.now();
+        liveness.sent();
     }
 
     @Override
     public final void onControlFrame(FrameType type, ByteBuffer payload) {
-        lastHeard = timers.now();
+        liveness.heard();
         if (isFinished()) {
             return;
         }
@@ -259,10 +199,10 @@ abstract class SessionBase implements FrameHandler {
                 throw new RdmaFluxException(ErrorCode.PROTOCOL, type + " frame of " + payload.remaining()
                         + " bytes is too large");
             }
-            FrameSeal seal = incoming;
+            FrameSeal seal = seals.incoming();
             if (seal != null) {
                 payload = seal.open(type, payload);
-            } else if (peerHello == null && type != FrameType.HELLO && type != FrameType.ERROR) {
+            } else if (seals.peerHello() == null && type != FrameType.HELLO && type != FrameType.ERROR) {
                 throw new RdmaFluxException(ErrorCode.VERSION, connection.describe() + " is not an rdma-flux "
                         + peerRole() + " (its first frame was " + type + ", not HELLO)");
             } else if (type != FrameType.HELLO && type != FrameType.AUTH && type != FrameType.ERROR
@@ -286,7 +226,7 @@ abstract class SessionBase implements FrameHandler {
     }
 
     private void onPeerHello(ByteBuffer payload) {
-        if (peerHello != null) {
+        if (seals.peerHello() != null) {
             throw new RdmaFluxException(ErrorCode.PROTOCOL, "a second HELLO from " + connection.describe());
         }
         ByteBuffer asSent = ByteBuffer.allocate(payload.remaining()).put(payload.duplicate()).flip();
@@ -295,18 +235,16 @@ abstract class SessionBase implements FrameHandler {
             throw new RdmaFluxException(ErrorCode.PROTOCOL, connection.describe() + " is an rdma-flux "
                     + (role == Hello.Role.SENDER ? "sender" : "receiver") + " too; a sender connects to a receiver");
         }
-        keys = role == Hello.Role.SENDER ? authenticator.keys(localHello, asSent) : authenticator.keys(asSent, localHello);
-        peerNonce = hello.nonce();
-        peerHello = hello;
+        seals.peerHello(hello, asSent);
         onHello(hello);
     }
 
     /** Marks the peer alive; for data frames, which bypass {@link #onControlFrame}. */
     final void heard() {
-        lastHeard = timers.now();
+        liveness.heard();
     }
 
-    /** The peer's HELLO arrived and checked out; {@link #keys} are known. */
+    /** The peer's HELLO arrived and checked out; the keys are known. */
     abstract void onHello(Hello hello);
 
     /** Handles every control frame but HELLO, PING and ERROR, its seal (if any) removed. */
@@ -360,42 +298,13 @@ abstract class SessionBase implements FrameHandler {
                 + "while the stream was in flight (" + describe(e) + ") " + progress());
     }
 
-    /**
-     * Ends the session because the peer sent an ERROR frame; an unauthenticated peer's code
-     * is kept only if it is one of {@link #UNAUTHENTICATED_CODES}.
-     */
+    /** Ends the session because the peer sent an ERROR frame ({@link PeerReports} words it). */
     private void failFromPeer(RdmaFluxException peerError, boolean authentic) {
         if (!finish()) {
             return;
         }
         closeQuietly();
-        ErrorCode code = peerError.code();
-        if (!authentic && !UNAUTHENTICATED_CODES.contains(code)) {
-            log.debug("{} sent error code {} before it authenticated; taken as a protocol error",
-                    connection.describe(), code);
-            code = ErrorCode.PROTOCOL;
-        }
-        // Our proof refused (unsealed: before the handshake ended). The peer's message names this
-        // side as seen from there ("the sender at ..."); here the peer is the one to name.
-        String message = code == ErrorCode.AUTHENTICATION && !authentic ? wrongKey("uses")
-                : reported(peerRole(), peerError.getMessage());
-        onFailed(RdmaFluxException.fromPeer(code, message));
-    }
-
-    /** "authentication failed: the receiver at ADDRESS used a different key ...", naming the peer. */
-    private String wrongKey(String verb) {
-        return "authentication failed: the " + peerRole() + " at " + connection.describe() + " " + verb
-                + " a different key (or the handshake was altered on the way)";
-    }
-
-    /**
-     * "receiver reported: MESSAGE"; once only when the peer relays its own peer's report (a
-     * pipeline between two channels), which would otherwise read "receiver reported: receiver
-     * reported: ..." once per hop.
-     */
-    static String reported(String role, String message) {
-        String prefix = role + " reported: ";
-        return message.startsWith(prefix) ? message : prefix + message;
+        onFailed(PeerReports.fromPeer(peerError, authentic, peerRole(), connection.describe()));
     }
 
     /**
@@ -435,7 +344,7 @@ abstract class SessionBase implements FrameHandler {
         lost = true;
         if (cause instanceof RdmaFluxException broken) {
             // The peer broke the framing: before its HELLO, it is no rdma-flux peer at all.
-            fail(peerHello != null ? broken : new RdmaFluxException(ErrorCode.VERSION, connection.describe()
+            fail(seals.peerHello() != null ? broken : new RdmaFluxException(ErrorCode.VERSION, connection.describe()
                     + " is not an rdma-flux " + peerRole() + " (" + broken.getMessage() + ")"));
             return;
         }
@@ -454,19 +363,13 @@ abstract class SessionBase implements FrameHandler {
     }
 
     private void checkLiveness() {
-        // Checked once a heartbeat: a timeout fires at the first tick at or after its deadline.
-        long now = timers.now();
-        if (!authenticated && now - startedAt >= options.handshakeTimeout().toNanos()) {
-            fail(new RdmaFluxException(ErrorCode.TIMEOUT, "handshake with " + connection.describe()
-                    + " did not complete within " + options.handshakeTimeout().toSeconds() + " s"));
-        } else if (now - lastHeard >= options.idleTimeout().toNanos()) {
-            fail(new RdmaFluxException(ErrorCode.TIMEOUT, "no word from the " + peerRole() + " for "
+        switch (liveness.due(authenticated)) {
+            case HANDSHAKE_TIMEOUT -> fail(new RdmaFluxException(ErrorCode.TIMEOUT, "handshake with "
+                    + connection.describe() + " did not complete within " + options.handshakeTimeout().toSeconds() + " s"));
+            case IDLE_TIMEOUT -> fail(new RdmaFluxException(ErrorCode.TIMEOUT, "no word from the " + peerRole() + " for "
                     + options.idleTimeout().toSeconds() + " s " + progress()));
-        } else if (authenticated && now - lastSent >= options.heartbeat().toNanos() / 2) {
-            // No PING during the handshake (its own timeout is the clock there): a sender's
-            // frames before the receiver's AUTH are then exactly HELLO and AUTH, which is all the
-            // RDMA transport posts receives for until it has set up the ring.
-            send(FrameType.PING, EMPTY);
+            case PING -> send(FrameType.PING, EMPTY);
+            case NOTHING -> { }
         }
     }
 
