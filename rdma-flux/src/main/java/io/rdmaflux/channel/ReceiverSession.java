@@ -5,7 +5,6 @@ import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.internal.protocol.ControlFrames;
 import io.rdmaflux.internal.protocol.Hello;
-import io.rdmaflux.internal.protocol.StreamChecksum;
 import io.rdmaflux.protocol.FrameType;
 import io.rdmaflux.protocol.StreamMetadata;
 import io.rdmaflux.transport.FrameConnection;
@@ -13,23 +12,19 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
-import reactor.util.concurrent.Queues;
 import reactor.util.context.Context;
 
 /**
  * The receiving end of one stream: handshake, then data frames into a bounded queue that the
- * application drains at its own pace, credits back to the sender as slots are released, and
- * the END frame's count and checksum verified before the stream may complete.
+ * application drains at its own pace ({@link InboundQueue}: credits back to the sender as slots
+ * are released, the END frame's count and checksum verified before the stream may complete).
  *
  * <p>The application's handler gets an {@link InboundStream} and returns a {@code Publisher<Void>}
  * that completes when it has finished with the data (written and closed a file, say). Only
@@ -41,18 +36,14 @@ import reactor.util.context.Context;
  * whatever becomes of the END_ACK.
  *
  * <p>Until the sender has authenticated, the session counts against its receiver's
- * {@link Admission} and the transport holds no receive slot for it.
+ * {@link Admission} and the transport holds no receive slot for it ({@link AdmissionTicket}).
  */
 final class ReceiverSession extends SessionBase implements LiveStream {
-
-    /** How long a completion waits out a failure being emitted on another thread. */
-    private static final Duration EMIT_WAIT = Duration.ofSeconds(2);
 
     static final long CANCEL_GRACE_MS = 3000;
 
     private final Function<? super InboundStream, ? extends Publisher<Void>> handler;
-    private final Admission admission;
-    private final AtomicBoolean handshakeCounted;
+    private final AdmissionTicket admission;
     /** Where a stream on a kept connection begins; null for a new connection (HELLO). */
     private final KeptConnection.Continuation previous;
     /** Whether this receiver's HELLO offers to keep the connection after the stream. */
@@ -67,13 +58,9 @@ final class ReceiverSession extends SessionBase implements LiveStream {
      */
     private final Sinks.Empty<Void> handlerEnded = Sinks.empty();
     private final Sinks.One<Void> result = Sinks.one();
-    private final StreamChecksum checksum = new StreamChecksum();
-    private final AtomicInteger creditsToReturn = new AtomicInteger();
-    private final AtomicBoolean subscribed = new AtomicBoolean();
     /** How long a handler that has not read the stream when it failed may take to end on its own. */
     private static final Duration UNREAD_WAIT = Duration.ofSeconds(5);
-    private final int creditBatch;
-    private final Sinks.Many<Chunk> inbound;
+    private final InboundQueue inbound;
 
     private volatile boolean streamStarted;
     private volatile boolean endVerified;
@@ -90,8 +77,6 @@ final class ReceiverSession extends SessionBase implements LiveStream {
     private volatile boolean cancelled;
     /** The handler completed before END: the failure that ends it is a success on this side. */
     private volatile RdmaFluxException stop;
-    /** DATA frames taken whose credit has not gone back to the sender yet. */
-    private final AtomicInteger unreturned = new AtomicInteger();
     private volatile Observation observation = new Observation(StreamObserver.NONE, this);
 
     /** A session admitted by {@code admission} (which counts it until its handshake ends). */
@@ -106,18 +91,12 @@ final class ReceiverSession extends SessionBase implements LiveStream {
                     Timers timers) {
         super(connection, key, options, Hello.Role.RECEIVER, timers);
         this.handler = handler;
-        this.admission = admission;
         this.previous = connection instanceof KeptConnection.Lease lease ? lease.continuation() : null;
-        if (previous != null) { // the kept connection's ring, and its claim on the budget, are this stream's now
-            admission.takeOver(((KeptConnection.Lease) connection).kept(), this);
-        }
-        // A stream on a kept connection has no handshake to count: its peer authenticated before.
-        this.handshakeCounted = new AtomicBoolean(previous == null);
-        // Credits bound what can arrive to the ring size, so this queue never overflows
-        // unless the sender breaks the credit rule.
-        this.inbound = Sinks.many().unicast().onBackpressureBuffer(
-                Queues.<Chunk>get(connection.receiveSlots() + 1).get());
-        this.creditBatch = Math.max(1, connection.receiveSlots() / 4);
+        this.admission = new AdmissionTicket(admission, this,
+                previous != null ? ((KeptConnection.Lease) connection).kept() : null);
+        this.inbound = new InboundQueue(connection.receiveSlots(), () -> !isFinished() && !endVerified && !cancelled,
+                // On the application's thread, releasing a buffer: not the place for a transport's refusal.
+                grant -> guard(() -> send(FrameType.CREDIT, ControlFrames.credit(grant))));
     }
 
     /** Reports this stream's start and end to {@code observer}; before {@link #start()}. */
@@ -143,7 +122,7 @@ final class ReceiverSession extends SessionBase implements LiveStream {
             beginNext(previous, () -> { });
             return this;
         }
-        admission.waiting(this);
+        admission.waiting();
         begin(new Hello(Hello.Role.RECEIVER, localNonce, connection.maxFramePayload(), connection.receiveSlots(),
                 offerReuse ? Hello.REUSES : 0));
         return this;
@@ -205,11 +184,8 @@ final class ReceiverSession extends SessionBase implements LiveStream {
             throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected AUTH from sender");
         }
         verifyPeerAuth(proof);
-        endHandshake();
-        String refusal = admission.claim(this);
-        if (refusal != null) {
-            throw new RdmaFluxException(ErrorCode.BUSY, refusal);
-        }
+        admission.handshakeEnded();
+        admission.claim();
         markAuthenticated();
         // The ring must be ready before the sender learns its credits from our AUTH.
         connection.acceptData();
@@ -225,21 +201,11 @@ final class ReceiverSession extends SessionBase implements LiveStream {
         if (previous == null || isAuthenticated()) {
             throw new RdmaFluxException(ErrorCode.PROTOCOL, "unexpected NEXT from sender");
         }
-        String refusal = admission.holds(this) ? null : admission.claim(this);
-        if (refusal != null) {
-            throw new RdmaFluxException(ErrorCode.BUSY, refusal);
-        }
+        admission.claimNext();
         markAuthenticated();
         // The ring must be ready before the sender learns its credits from our NEXT.
         connection.acceptData();
         answerNext(senderNonce);
-    }
-
-    /** The handshake is over (authenticated or failed): the session no longer counts as pending. */
-    private void endHandshake() {
-        if (handshakeCounted.compareAndSet(true, false)) {
-            admission.handshakeEnded(this);
-        }
     }
 
     private void onMetadata(StreamMetadata metadata) {
@@ -282,32 +248,8 @@ final class ReceiverSession extends SessionBase implements LiveStream {
             }
             return;
         }
-        checksum.update(payload.buffer());
-        unreturned.incrementAndGet();
-        Chunk lease = Chunk.of(payload.buffer(), () -> {
-            payload.release();
-            returnCredit();
-        });
-        Sinks.EmitResult emitted = inbound.tryEmitNext(lease);
-        if (emitted == Sinks.EmitResult.FAIL_OVERFLOW) {
-            lease.releaseQuietly();
+        if (inbound.offer(payload) == InboundQueue.Offer.OVERFLOW) {
             fail(new RdmaFluxException(ErrorCode.PROTOCOL, "sender exceeded its credits"));
-        } else if (emitted != Sinks.EmitResult.OK) {
-            // The application cancelled: frames still in flight are dropped.
-            lease.releaseQuietly();
-        }
-    }
-
-    /** A slot came back: credits go to the sender in batches to keep control traffic small. */
-    private void returnCredit() {
-        int n = creditsToReturn.incrementAndGet();
-        if (n >= creditBatch && !isFinished() && !endVerified && !cancelled) {
-            int grant = creditsToReturn.getAndSet(0);
-            if (grant > 0) {
-                unreturned.addAndGet(-grant);
-                // On the application's thread, releasing a buffer: not the place for a transport's refusal.
-                guard(() -> send(FrameType.CREDIT, ControlFrames.credit(grant)));
-            }
         }
     }
 
@@ -315,18 +257,9 @@ final class ReceiverSession extends SessionBase implements LiveStream {
         if (!streamStarted) {
             throw new RdmaFluxException(ErrorCode.PROTOCOL, "END before METADATA");
         }
-        if (end.bytes() != checksum.bytes()) {
-            throw new RdmaFluxException(ErrorCode.TRUNCATED, "stream incomplete: the sender sent " + end.bytes()
-                    + " bytes but " + checksum.bytes() + " arrived");
-        }
-        if (end.crc() != checksum.crc()) {
-            throw new RdmaFluxException(ErrorCode.CHECKSUM, "checksum mismatch: the " + checksum.bytes()
-                    + " bytes received differ from those sent");
-        }
+        inbound.verify(end);
         endVerified = true;
-        // A handler made now: busyLooping's deadline runs from its creation, so a shared one
-        // stopped retrying two seconds after start-up and threw on the first contention.
-        inbound.emitComplete(Sinks.EmitFailureHandler.busyLooping(EMIT_WAIT));
+        inbound.complete();
         maybeAcknowledge();
     }
 
@@ -355,16 +288,15 @@ final class ReceiverSession extends SessionBase implements LiveStream {
         // Both sides write their flag before reading the other's, so at least one sees both.
         if (endVerified && handlerSucceeded && finish()) {
             try {
-                send(FrameType.END_ACK, ControlFrames.endAck(checksum.bytes()));
+                send(FrameType.END_ACK, ControlFrames.endAck(inbound.bytes()));
             } catch (RuntimeException e) {
                 // The outcome is claimed: it must be reported even if the frame could not go
                 // (a transport shut down refuses it).
                 log.debug("END_ACK to {} not sent: {}", connection.describe(), describe(e));
             }
-            // The handler is done with every slot. A connection that will be kept keeps the
-            // claim with its ring (its next stream takes both over); otherwise the claim goes back.
+            // The handler is done with every slot: the claim stays with a connection that will be kept.
             KeptConnection kept = keeps();
-            admission.keepOrEnd(this, kept);
+            admission.keepOrEnd(kept);
             if (!closeOrKeep() && kept != null) {
                 admission.connectionGone(kept); // closed meanwhile rather than kept, and its ring with it
             }
@@ -392,32 +324,30 @@ final class ReceiverSession extends SessionBase implements LiveStream {
 
     @Override
     public long bytes() {
-        return checksum.bytes();
+        return inbound.bytes();
     }
 
     @Override
     public int creditsInFlight() {
-        return Math.max(0, unreturned.get());
+        return inbound.creditsInFlight();
     }
 
     @Override
     String progress() {
-        return "after " + checksum.bytes() + " bytes were received";
+        return "after " + inbound.bytes() + " bytes were received";
     }
 
     @Override
     void onFailed(RdmaFluxException error) {
         failure = error;
-        endHandshake();
+        admission.handshakeEnded();
         // The connection is closed and its ring let go; slots the handler still holds go
         // as it is cancelled, within moments.
-        admission.streamEnded(this);
-        boolean reading = subscribed.get();
+        admission.streamEnded();
+        boolean reading = inbound.reading();
         // The inbound stream may be over already (END verified, then the handler failed while
         // writing): then the failure is reported through result() alone, not dropped loudly.
-        while (inbound.tryEmitError(error) == Sinks.EmitResult.FAIL_NON_SERIALIZED) {
-            Thread.onSpinWait();
-        }
+        inbound.fail(error);
         if (!handlerDone && (endVerified || !reading && !error.reportedByPeer())) {
             // A handler that reads the stream learns of the failure from it, with the reason.
             // After END the stream has completed and cannot carry it: without this the handler
@@ -434,7 +364,7 @@ final class ReceiverSession extends SessionBase implements LiveStream {
             // UNREAD_WAIT.
             Mono.delay(UNREAD_WAIT, timers.scheduler()).subscribe(x -> handlerRun.dispose());
         }
-        releaseUnclaimed();
+        inbound.releaseUnclaimed();
         boolean succeeded = error == stop;
         afterClose(streamStarted ? handlerEnded.asMono() : Mono.empty(),
                 () -> {
@@ -445,13 +375,6 @@ final class ReceiverSession extends SessionBase implements LiveStream {
                         result.tryEmitError(error);
                     }
                 });
-    }
-
-    /** If the application never subscribed, nobody will release what is queued: drain it here. */
-    private void releaseUnclaimed() {
-        if (subscribed.compareAndSet(false, true)) {
-            inbound.asFlux().subscribe(Chunk::releaseQuietly, e -> { });
-        }
     }
 
     private final class Stream implements InboundStream {
@@ -474,14 +397,7 @@ final class ReceiverSession extends SessionBase implements LiveStream {
 
         @Override
         public Flux<Chunk> receiveChunks() {
-            return Flux.defer(() -> {
-                if (!subscribed.compareAndSet(false, true)) {
-                    RdmaFluxException failed = failure;
-                    return Flux.error(failed != null ? failed
-                            : new IllegalStateException("an inbound stream can be subscribed to only once"));
-                }
-                return inbound.asFlux();
-            })
+            return inbound.take(() -> failure)
             .doOnCancel(() -> {
                 // A cancel usually comes with the handler's own failure ("disk full"), which
                 // is the reason worth reporting; give the handler a moment to say it.

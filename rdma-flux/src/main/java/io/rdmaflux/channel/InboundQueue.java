@@ -1,0 +1,146 @@
+package io.rdmaflux.channel;
+
+import io.rdmaflux.buffer.Chunk;
+import io.rdmaflux.error.ErrorCode;
+import io.rdmaflux.error.RdmaFluxException;
+import io.rdmaflux.internal.protocol.ControlFrames;
+import io.rdmaflux.internal.protocol.StreamChecksum;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
+import java.util.function.Supplier;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+import reactor.util.concurrent.Queues;
+
+/**
+ * The data of one receiving stream: DATA frames into a bounded queue that the application drains
+ * at its own pace, their count and checksum against the sender's END, and credits back to the
+ * sender as the application releases slots. Kept apart from {@link ReceiverSession}, which
+ * decides the stream's outcome; this changes only with the credit rules and the queue.
+ */
+final class InboundQueue {
+
+    /** What became of a DATA frame offered to the queue. */
+    enum Offer { QUEUED, OVERFLOW, DROPPED }
+
+    /** How long a completion waits out a failure being emitted on another thread. */
+    private static final Duration EMIT_WAIT = Duration.ofSeconds(2);
+
+    private final StreamChecksum checksum = new StreamChecksum();
+    private final AtomicInteger creditsToReturn = new AtomicInteger();
+    /** DATA frames taken whose credit has not gone back to the sender yet. */
+    private final AtomicInteger unreturned = new AtomicInteger();
+    private final AtomicBoolean subscribed = new AtomicBoolean();
+    private final int creditBatch;
+    private final Sinks.Many<Chunk> inbound;
+    private final BooleanSupplier creditsWanted;
+    private final IntConsumer grant;
+
+    /**
+     * A queue for a ring of {@code slots}; credits go to {@code grant} in batches while
+     * {@code creditsWanted} says the stream still takes data.
+     */
+    InboundQueue(int slots, BooleanSupplier creditsWanted, IntConsumer grant) {
+        this.creditsWanted = creditsWanted;
+        this.grant = grant;
+        // Credits bound what can arrive to the ring size, so this queue never overflows
+        // unless the sender breaks the credit rule.
+        this.inbound = Sinks.many().unicast().onBackpressureBuffer(Queues.<Chunk>get(slots + 1).get());
+        this.creditBatch = Math.max(1, slots / 4);
+    }
+
+    /** Counts a DATA frame and queues it; its slot's release returns a credit. */
+    Offer offer(Chunk payload) {
+        checksum.update(payload.buffer());
+        unreturned.incrementAndGet();
+        Chunk lease = Chunk.of(payload.buffer(), () -> {
+            payload.release();
+            returnCredit();
+        });
+        Sinks.EmitResult emitted = inbound.tryEmitNext(lease);
+        if (emitted == Sinks.EmitResult.OK) {
+            return Offer.QUEUED;
+        }
+        lease.releaseQuietly();
+        // Otherwise the application cancelled: frames still in flight are dropped.
+        return emitted == Sinks.EmitResult.FAIL_OVERFLOW ? Offer.OVERFLOW : Offer.DROPPED;
+    }
+
+    /** A slot came back: credits go to the sender in batches to keep control traffic small. */
+    private void returnCredit() {
+        int n = creditsToReturn.incrementAndGet();
+        if (n >= creditBatch && creditsWanted.getAsBoolean()) {
+            int batch = creditsToReturn.getAndSet(0);
+            if (batch > 0) {
+                unreturned.addAndGet(-batch);
+                grant.accept(batch);
+            }
+        }
+    }
+
+    /**
+     * Checks the sender's END against what arrived.
+     *
+     * @throws RdmaFluxException TRUNCATED or CHECKSUM when they differ
+     */
+    void verify(ControlFrames.End end) {
+        if (end.bytes() != checksum.bytes()) {
+            throw new RdmaFluxException(ErrorCode.TRUNCATED, "stream incomplete: the sender sent " + end.bytes()
+                    + " bytes but " + checksum.bytes() + " arrived");
+        }
+        if (end.crc() != checksum.crc()) {
+            throw new RdmaFluxException(ErrorCode.CHECKSUM, "checksum mismatch: the " + checksum.bytes()
+                    + " bytes received differ from those sent");
+        }
+    }
+
+    /** The stream was verified whole: the application's data completes. */
+    void complete() {
+        // A handler made now: busyLooping's deadline runs from its creation, so a shared one
+        // stopped retrying two seconds after start-up and threw on the first contention.
+        inbound.emitComplete(Sinks.EmitFailureHandler.busyLooping(EMIT_WAIT));
+    }
+
+    /** The stream failed: the application's data ends with {@code error} unless it is over already. */
+    void fail(RdmaFluxException error) {
+        while (inbound.tryEmitError(error) == Sinks.EmitResult.FAIL_NON_SERIALIZED) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The application's one subscription to the data; a second gets {@code failure} or an error saying so. */
+    Flux<Chunk> take(Supplier<RdmaFluxException> failure) {
+        return Flux.defer(() -> {
+            if (!subscribed.compareAndSet(false, true)) {
+                RdmaFluxException failed = failure.get();
+                return Flux.error(failed != null ? failed
+                        : new IllegalStateException("an inbound stream can be subscribed to only once"));
+            }
+            return inbound.asFlux();
+        });
+    }
+
+    /** Whether the application has subscribed to the data. */
+    boolean reading() {
+        return subscribed.get();
+    }
+
+    /** If the application never subscribed, nobody will release what is queued: drain it here. */
+    void releaseUnclaimed() {
+        if (subscribed.compareAndSet(false, true)) {
+            inbound.asFlux().subscribe(Chunk::releaseQuietly, e -> { });
+        }
+    }
+
+    long bytes() {
+        return checksum.bytes();
+    }
+
+    /** DATA frames taken whose credit has not gone back yet. */
+    int creditsInFlight() {
+        return Math.max(0, unreturned.get());
+    }
+}
