@@ -3,26 +3,20 @@ package io.rdmaflux.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.codec.AesGcmStage;
-import io.rdmaflux.codec.CodecContext;
-import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.codec.ZstdStage;
 import io.rdmaflux.connector.FileSink;
 import io.rdmaflux.connector.FileSource;
 import io.rdmaflux.transport.TransportKind;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import reactor.core.publisher.Mono;
 
 /**
  * A relay ({@link ReceiveSource#forward}): a chain of three pipelines over TCP loopback, the
@@ -64,10 +58,7 @@ class RelayPipelineTest {
     void aNextHostThatIsNotThereLeavesTheRelaysOwnCopyWhole() throws Exception {
         Path in = TestFiles.mixed(dir.resolve("in.bin"), SIZE, 4);
         Path middle = dir.resolve("middle.bin");
-        int closed;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            closed = s.getLocalPort();   // nothing listens there once closed
-        }
+        int closed = LoopbackPipelines.closedPort();
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
         CompletableFuture<PipelineResult> middleDone = receive(next(closed), middle, bound);
         int port = bound.get(LIMIT.toSeconds(), TimeUnit.SECONDS).getPort();
@@ -86,7 +77,8 @@ class RelayPipelineTest {
         CompletableFuture<PipelineResult> lastDone = receive(null, last, lastBound);
         int lastPort = lastBound.get(LIMIT.toSeconds(), TimeUnit.SECONDS).getPort();
         CompletableFuture<InetSocketAddress> middleBound = new CompletableFuture<>();
-        CompletableFuture<PipelineResult> middleDone = receive(next(lastPort), failingAfter(3), middleBound);
+        CompletableFuture<PipelineResult> middleDone = receive(next(lastPort), LoopbackPipelines.failingAfter(3),
+                middleBound);
         int middlePort = middleBound.get(LIMIT.toSeconds(), TimeUnit.SECONDS).getPort();
 
         // The sender hears that its receiver failed; the stream still reached the last host.
@@ -100,31 +92,7 @@ class RelayPipelineTest {
     }
 
     private static SendSink next(int port) {
-        return SendSink.create("127.0.0.1", port, KEY).transport(TransportKind.TCP)
-                .options(ChannelOptions.defaults().withConnectTimeout(Duration.ofSeconds(2)));
-    }
-
-    /** A sink that fails part way, as a disk that fills: it takes {@code chunks} chunks, then fails. */
-    private static PipelineSink failingAfter(int chunks) {
-        return new PipelineSink() {
-            @Override
-            public Mono<SinkResult> write(Upstream upstream) {
-                AtomicInteger seen = new AtomicInteger();
-                return upstream.data(CodecContext.keyless())
-                        .doOnNext(c -> {
-                            c.release();
-                            if (seen.incrementAndGet() == chunks) {
-                                throw new IllegalStateException("no space left on device (a test sink)");
-                            }
-                        })
-                        .then(Mono.empty());
-            }
-
-            @Override
-            public String describe() {
-                return "a sink that fails";
-            }
-        };
+        return LoopbackPipelines.sendTo(port, KEY);
     }
 
     private static CompletableFuture<PipelineResult> receive(SendSink forward, Path out,
@@ -132,17 +100,10 @@ class RelayPipelineTest {
         return receive(forward, PipelineSink.of(FileSink.of(out)), bound);
     }
 
+    /** A receiving pipeline into {@code sink}; a relay when {@code forward} is not null. */
     private static CompletableFuture<PipelineResult> receive(SendSink forward, PipelineSink sink,
                                                              CompletableFuture<InetSocketAddress> bound) {
-        ReceiveSource source = ReceiveSource.create(0, KEY).bind("127.0.0.1").transport(TransportKind.TCP);
-        return Pipeline.from(forward == null ? source : source.forward(forward))
-                .to(sink)
-                .listener(new PipelineListener() {
-                    @Override
-                    public void onListening(InetSocketAddress address) {
-                        bound.complete(address);
-                    }
-                })
-                .run().toFuture();
+        ReceiveSource source = LoopbackPipelines.receiveSource(KEY);
+        return LoopbackPipelines.receive(forward == null ? source : source.forward(forward), sink, bound);
     }
 }

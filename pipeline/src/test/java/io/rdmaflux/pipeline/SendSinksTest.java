@@ -4,22 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.buffer.Chunk;
 import io.rdmaflux.codec.AesGcmStage;
-import io.rdmaflux.codec.CodecContext;
 import io.rdmaflux.codec.ZstdStage;
 import io.rdmaflux.connector.FileSink;
 import io.rdmaflux.connector.FileSource;
-import io.rdmaflux.connector.SinkResult;
 import io.rdmaflux.connector.Source;
 import io.rdmaflux.error.RdmaFluxException;
 import io.rdmaflux.pipeline.plugin.PipelineConfig;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
-import io.rdmaflux.transport.TransportKind;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -30,11 +24,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
 /**
@@ -73,7 +65,7 @@ class SendSinksTest {
     void aDestinationNotListeningLeavesTheOthersCompleteAndIsNamed() throws Exception {
         Path in = TestFiles.mixed(dir.resolve("in.bin"), SIZE, 8);
         Receiver first = receiver("a");
-        int closed = closedPort();
+        int closed = LoopbackPipelines.closedPort();
         Receiver last = receiver("c");
 
         PipelineResult result = Pipeline.from(FileSource.of(in)).via(ZstdStage.spec(1))
@@ -93,7 +85,7 @@ class SendSinksTest {
     void aReceiverThatFailsMidStreamIsNamedAndTheOthersGoOnWithoutIt() throws Exception {
         Path in = TestFiles.mixed(dir.resolve("in.bin"), SIZE, 12);
         Receiver first = receiver("a");
-        Receiver failing = receiver(failingAfter(3));
+        Receiver failing = receiver(LoopbackPipelines.failingAfter(3));
         Receiver last = receiver("c");
 
         PipelineResult result = Pipeline.from(FileSource.of(in)).via(AesGcmStage.spec())
@@ -111,8 +103,8 @@ class SendSinksTest {
 
     @Test
     void whenEveryReceiverFailedMidStreamTheSourceIsClosed() throws Exception {
-        Receiver one = receiver(failingAfter(2));
-        Receiver two = receiver(failingAfter(4));
+        Receiver one = receiver(LoopbackPipelines.failingAfter(2));
+        Receiver two = receiver(LoopbackPipelines.failingAfter(4));
         CompletableFuture<SignalType> closed = new CompletableFuture<>();
         Source endless = new Source() {
             @Override
@@ -148,7 +140,7 @@ class SendSinksTest {
     void failFastMakesOneMissingDestinationFailTheSink() throws Exception {
         Path in = TestFiles.mixed(dir.resolve("in.bin"), SIZE, 9);
         Receiver there = receiver("a");
-        int closed = closedPort();
+        int closed = LoopbackPipelines.closedPort();
 
         assertThatThrownBy(() -> Pipeline.from(FileSource.of(in))
                 .to(SendSinks.of(send(there.port()), send(closed)).failFast(true))
@@ -162,8 +154,8 @@ class SendSinksTest {
     @Test
     void noDestinationReachedFailsTheSinkNamingEach() throws Exception {
         Path in = TestFiles.mixed(dir.resolve("in.bin"), 1000, 10);
-        int one = closedPort();
-        int two = closedPort();
+        int one = LoopbackPipelines.closedPort();
+        int two = LoopbackPipelines.closedPort();
 
         Throwable alone = catchThrowable(() -> Pipeline.from(FileSource.of(in)).to(send(one)).run().block(LIMIT));
 
@@ -183,7 +175,7 @@ class SendSinksTest {
         Path in = TestFiles.mixed(dir.resolve("in.bin"), SIZE, 11);
         Receiver a = receiver("a");
         Receiver b = receiver("b");
-        int closed = closedPort();
+        int closed = LoopbackPipelines.closedPort();
         PipelineConfig config = PipelineConfig.parse("""
                 source: {type: file, path: "%s"}
                 stages: [{type: zstd}, {type: aes-256-gcm}]
@@ -206,37 +198,7 @@ class SendSinksTest {
     }
 
     private static SendSink send(int port) {
-        return SendSink.create("127.0.0.1", port, KEY).transport(TransportKind.TCP)
-                .options(ChannelOptions.defaults().withConnectTimeout(Duration.ofSeconds(2)));
-    }
-
-    private static int closedPort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();   // nothing listens there once closed
-        }
-    }
-
-    /** A sink that fails part way, as a disk that fills: it takes {@code chunks} chunks, then fails. */
-    private static PipelineSink failingAfter(int chunks) {
-        return new PipelineSink() {
-            @Override
-            public Mono<SinkResult> write(Upstream upstream) {
-                AtomicInteger seen = new AtomicInteger();
-                return upstream.data(CodecContext.keyless())
-                        .doOnNext(c -> {
-                            c.release();
-                            if (seen.incrementAndGet() == chunks) {
-                                throw new IllegalStateException("no space left on device (a test sink)");
-                            }
-                        })
-                        .then(Mono.empty());
-            }
-
-            @Override
-            public String describe() {
-                return "a sink that fails";
-            }
-        };
+        return LoopbackPipelines.sendTo(port, KEY);
     }
 
     private record Receiver(int port, Path out, CompletableFuture<PipelineResult> done) {
@@ -254,16 +216,8 @@ class SendSinksTest {
 
     private Receiver receiver(Path out, PipelineSink sink) throws Exception {
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
-        CompletableFuture<PipelineResult> done = Pipeline.from(ReceiveSource.create(0, KEY).bind("127.0.0.1")
-                        .transport(TransportKind.TCP).timeout(LIMIT))
-                .to(sink)
-                .listener(new PipelineListener() {
-                    @Override
-                    public void onListening(InetSocketAddress address) {
-                        bound.complete(address);
-                    }
-                })
-                .run().toFuture();
+        CompletableFuture<PipelineResult> done = LoopbackPipelines.receive(
+                LoopbackPipelines.receiveSource(KEY).timeout(LIMIT), sink, bound);
         return new Receiver(bound.get(LIMIT.toSeconds(), TimeUnit.SECONDS).getPort(), out, done);
     }
 }
