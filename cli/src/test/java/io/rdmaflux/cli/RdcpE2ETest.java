@@ -393,7 +393,9 @@ class RdcpE2ETest {
                 Map.of("RDFLUX_JAVA_OPTS", "-Drdflux.test.marker=" + dir), "-e", sshd.rsh(), "--rdflux-path",
                 ShellWords.quote(slow.toString()), "--start-timeout", "2", in.toString(), "h1:" + dir.resolve("out"));
         assertThat(t.exitCode(LIMIT)).as(t.err()).isNotZero();
-        assertThat(t.err()).contains("did not start within 2 s").contains("waiting up to");
+        // The "waiting up to N s" note is printed only while more than 1 s of the ssh grace is
+        // left, which a loaded machine can use up before rdcp gets there: what matters is below.
+        assertThat(t.err()).contains("did not start within 2 s");
         assertThat(marked().stream().filter(p -> p.info().command().orElse("").endsWith("/ssh")).toList())
                 .as("ssh processes left by rdcp").isEmpty();
     }
