@@ -23,8 +23,12 @@ import reactor.util.concurrent.Queues;
  */
 final class InboundQueue {
 
-    /** What became of a DATA frame offered to the queue. */
-    enum Offer { QUEUED, OVERFLOW, DROPPED }
+    /**
+     * What became of a DATA frame offered to the queue: queued; refused, which the stream must
+     * fail for (the sender broke the credit rule, or sent DATA after its END); or dropped,
+     * because the application cancelled its subscription and wants no more.
+     */
+    enum Offer { QUEUED, REFUSED, DROPPED }
 
     /** How long a completion waits out a failure being emitted on another thread. */
     private static final Duration EMIT_WAIT = Duration.ofSeconds(2);
@@ -52,7 +56,11 @@ final class InboundQueue {
         this.creditBatch = Math.max(1, slots / 4);
     }
 
-    /** Counts a DATA frame and queues it; its slot's release returns a credit. */
+    /**
+     * Counts a DATA frame and queues it; its slot's release returns a credit. A frame that is
+     * not queued is released here: a REFUSED one must fail the stream, as the checksum counted
+     * it and END would otherwise verify with the frame missing.
+     */
     Offer offer(Chunk payload) {
         checksum.update(payload.buffer());
         unreturned.incrementAndGet();
@@ -60,13 +68,45 @@ final class InboundQueue {
             payload.release();
             returnCredit();
         });
-        Sinks.EmitResult emitted = inbound.tryEmitNext(lease);
-        if (emitted == Sinks.EmitResult.OK) {
-            return Offer.QUEUED;
+        switch (emit(lease)) {
+            case OK:
+                return Offer.QUEUED;
+            case FAIL_CANCELLED:
+                // The application cancelled its subscription: frames still in flight have
+                // nowhere to go, and the stream's outcome is the handler's to decide.
+                lease.releaseQuietly();
+                return Offer.DROPPED;
+            case FAIL_OVERFLOW:
+                // The application reads, but more frames came than credits: the sender broke the rule.
+            case FAIL_ZERO_SUBSCRIBER:
+                // The same before the application subscribed: still the sender's fault, not a cancel.
+            case FAIL_TERMINATED:
+                // The data ended already: with a verified END (DATA after it breaks the
+                // protocol), or with the stream's failure (failing again changes nothing).
+            case FAIL_NON_SERIALIZED:
+                // Another thread's emission outlasted emit's wait: the stream is failing anyway.
+            default:
+                // Whatever the result, a frame not queued fails the stream unless the
+                // application cancelled; no credit goes back for it.
+                unreturned.decrementAndGet();
+                payload.releaseQuietly();
+                return Offer.REFUSED;
         }
-        lease.releaseQuietly();
-        // Otherwise the application cancelled: frames still in flight are dropped.
-        return emitted == Sinks.EmitResult.FAIL_OVERFLOW ? Offer.OVERFLOW : Offer.DROPPED;
+    }
+
+    /**
+     * Emits one frame. FAIL_NON_SERIALIZED only means that another thread is emitting the
+     * stream's failure this moment (DATA arrives on the transport's one thread): wait that out,
+     * bounded, and report what the queue says then.
+     */
+    private Sinks.EmitResult emit(Chunk lease) {
+        long deadline = System.nanoTime() + EMIT_WAIT.toNanos();
+        Sinks.EmitResult emitted = inbound.tryEmitNext(lease);
+        while (emitted == Sinks.EmitResult.FAIL_NON_SERIALIZED && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
+            emitted = inbound.tryEmitNext(lease);
+        }
+        return emitted;
     }
 
     /** A slot came back: credits go to the sender in batches to keep control traffic small. */

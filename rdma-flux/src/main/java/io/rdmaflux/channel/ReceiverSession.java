@@ -248,8 +248,10 @@ final class ReceiverSession extends SessionBase implements LiveStream {
             }
             return;
         }
-        if (inbound.offer(payload) == InboundQueue.Offer.OVERFLOW) {
-            fail(new RdmaFluxException(ErrorCode.PROTOCOL, "sender exceeded its credits"));
+        if (inbound.offer(payload) == InboundQueue.Offer.REFUSED) {
+            // Never a frame quietly lost: the checksum counted it, so END would still verify.
+            fail(new RdmaFluxException(ErrorCode.PROTOCOL,
+                    endVerified ? "DATA frame from the sender after its END" : "sender exceeded its credits"));
         }
     }
 

@@ -12,9 +12,12 @@ import io.rdmaflux.transport.memory.MemoryTransport;
 import io.rdmaflux.transport.memory.MemoryTransport.Verdict;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -164,6 +167,48 @@ class FaultInjectionTest {
         assertThat(error.get()).isNull();
         assertThat(worst.get()).as("most DATA frames ever in flight").isLessThanOrEqualTo(OPTIONS.receiveSlots());
         assertThat(t.slotsInUse()).isZero();
+    }
+
+    @Test
+    void anAuthenticatedSenderBeyondItsCreditsBeforeTheHandlerReadsFailsTheStreamRatherThanLosingFrames() {
+        // As on RDMA, whose shared ring keeps receives for control frames: the transport lets
+        // through more DATA frames than the 5 credits, and the stream's queue (8) must refuse
+        // the 9th although no subscriber is there yet to call it an overflow.
+        MemoryTransport t = new MemoryTransport().ringRoom(4);
+        ChannelOptions options = OPTIONS.withReceiveSlots(5);
+        int frames = 9;
+        AtomicReference<LiveStream> stream = new AtomicReference<>();
+        CompletableFuture<Void> read = new CompletableFuture<>();
+        AtomicLong handed = new AtomicLong();
+        int port = PORTS.incrementAndGet();
+        Mono<Void> receiver = FluxReceiver.create().port(port).key("k").transport(t).options(options)
+                .observe(new StreamObserver() {
+                    @Override
+                    public void onStart(LiveStream s) {
+                        stream.set(s);
+                    }
+                })
+                .handle(in -> Mono.fromFuture(read).then(in.receive().doOnNext(b -> handed.addAndGet(b.remaining())).then()))
+                .receiveOne()
+                .cache();
+        receiver.subscribe(v -> { }, e -> { });
+        try (CreditBreaker peer = CreditBreaker.authenticate(t, port, "k", options)) {
+            peer.metadata();
+            for (int i = 0; i < frames; i++) {
+                peer.data(TestData.bytes(i, 4096));
+            }
+            peer.end();
+            // Every frame has reached the stream before its handler reads.
+            Awaitility.await().atMost(WAIT).until(() -> stream.get() != null && stream.get().bytes() == frames * 4096L);
+            read.complete(null);
+            Throwable outcome = outcome(receiver);
+            assertThat(outcome).as("the receiver's outcome, its handler handed %d bytes", handed.get()).isNotNull();
+            assertCode(outcome, ErrorCode.PROTOCOL, "sender exceeded its credits");
+            RdmaFluxException told = peer.awaitEnded();
+            assertThat(told).as("the ERROR the sender was sent").isNotNull();
+            assertThat(told.code()).isEqualTo(ErrorCode.PROTOCOL);
+            assertThat(told).hasMessageContaining("sender exceeded its credits");
+        }
     }
 
     @Test

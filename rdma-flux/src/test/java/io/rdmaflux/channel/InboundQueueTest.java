@@ -83,8 +83,38 @@ class InboundQueueTest {
             last = queue.offer(frame(1));
             offered++;
         }
-        assertThat(last).as("after %d offers", offered).isEqualTo(InboundQueue.Offer.OVERFLOW);
+        assertThat(last).as("after %d offers", offered).isEqualTo(InboundQueue.Offer.REFUSED);
         assertThat(released).hasValue(1);
+    }
+
+    @Test
+    void aSenderBeyondItsCreditsBeforeTheApplicationSubscribedIsRefusedNotDropped() {
+        // Reactor says FAIL_ZERO_SUBSCRIBER here, not FAIL_OVERFLOW: still a broken credit rule.
+        InboundQueue.Offer last = InboundQueue.Offer.QUEUED;
+        int offered = 0;
+        while (last == InboundQueue.Offer.QUEUED && offered < 64) {
+            last = queue.offer(frame(1));
+            offered++;
+        }
+        assertThat(last).as("after %d offers", offered).isEqualTo(InboundQueue.Offer.REFUSED);
+        assertThat(released).hasValue(1);
+        assertThat(granted).as("no credit for a refused frame").isEmpty();
+    }
+
+    @Test
+    void dataAfterTheVerifiedEndIsRefusedButAfterTheApplicationCancelledIsDropped() {
+        queue.complete();
+        assertThat(queue.offer(frame(1))).isEqualTo(InboundQueue.Offer.REFUSED);
+
+        InboundQueue cancelled = new InboundQueue(8, open::get, granted::add);
+        cancelled.take(() -> null).subscribe(new BaseSubscriber<Chunk>() {
+            @Override
+            protected void hookOnSubscribe(Subscription s) {
+                cancel();
+            }
+        });
+        assertThat(cancelled.offer(frame(1))).isEqualTo(InboundQueue.Offer.DROPPED);
+        assertThat(released).hasValue(2);
     }
 
     @Test

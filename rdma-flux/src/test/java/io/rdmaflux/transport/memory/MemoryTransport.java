@@ -59,10 +59,21 @@ public final class MemoryTransport implements Transport {
     private final AtomicInteger nextPort = new AtomicInteger(40000);
     private final AtomicInteger slotsInUse = new AtomicInteger();
     private volatile Tamper tamper = (f, t, p) -> Verdict.DELIVER;
+    private volatile int ringRoom;
 
     /** Installs a frame inspector for fault injection. */
     public MemoryTransport tamper(Tamper tamper) {
         this.tamper = tamper;
+        return this;
+    }
+
+    /**
+     * Gives each receive ring {@code extra} slots beyond the credits its HELLO grants, as RDMA's
+     * shared ring keeps receives for control frames that a DATA frame may take: a sender beyond
+     * its credits then gets past the transport, and the stream's own queue must refuse it.
+     */
+    public MemoryTransport ringRoom(int extra) {
+        this.ringRoom = extra;
         return this;
     }
 
@@ -169,7 +180,7 @@ public final class MemoryTransport implements Transport {
             this.name = name;
             this.options = options;
             this.isClient = isClient;
-            this.ring = new BufferPool(name + "-ring", options.frameSize(), options.receiveSlots());
+            this.ring = new BufferPool(name + "-ring", options.frameSize(), options.receiveSlots() + ringRoom);
             this.thread = Executors.newSingleThreadExecutor(r -> {
                 Thread t = new Thread(r, name);
                 t.setDaemon(true);
