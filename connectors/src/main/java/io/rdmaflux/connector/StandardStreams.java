@@ -41,6 +41,12 @@ public final class StandardStreams {
         outChannel = null;
     }
 
+    /** Back to this process's own descriptors (tests, after {@link #use}). */
+    static synchronized void reset() {
+        current = OWN;
+        outChannel = null;
+    }
+
     /** Standard input's descriptor. */
     public static FileDescriptor in() {
         return current.in();

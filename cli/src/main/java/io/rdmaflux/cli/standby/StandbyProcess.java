@@ -156,7 +156,9 @@ public final class StandbyProcess {
                 frame.send(code);
                 // Our slot is free before the successor looks for one.
                 releaseQuietly(slot);
-                StandbySpawn.start(place, idle);
+                if (StandbySpawn.idle(System.getenv()).isPresent()) {
+                    StandbySpawn.start(place, idle);
+                }
             });
         }
     }
