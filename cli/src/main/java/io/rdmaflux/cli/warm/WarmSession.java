@@ -25,7 +25,7 @@ import java.util.Map;
  * <li>client: the session's context, a 4-byte big-endian length then NUL-terminated strings:
  *     {@code D}+working directory, {@code A}+each argument, {@code E}+each {@code NAME=VALUE};</li>
  * <li>daemon: {@code Y}, it serves the session, or {@code N}, the client runs the JVM agent
- *     (another working directory, arguments it does not know);</li>
+ *     (another working directory, arguments it does not know, no room for another session);</li>
  * <li>client: the session's stdin, raw, its end a shutdown of the write side; daemon: frames of
  *     a type byte, a 4-byte length and the bytes: {@code O} stdout, {@code E} stderr, {@code X}
  *     the exit status (4 bytes), last.</li>
@@ -73,12 +73,17 @@ public final class WarmSession {
         write(ByteBuffer.wrap((GREETING + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)));
     }
 
-    /** Reads the context, says whether it serves it, runs the agent and sends its exit status; closes the connection. */
-    void serve(Agents agents, String daemonDirectory, int number) {
+    /**
+     * Reads the context, says whether it serves it, runs the agent and sends its exit status;
+     * closes the connection.
+     *
+     * @param room whether the daemon has room for it: without, it is declined
+     */
+    void serve(Agents agents, String daemonDirectory, int number, boolean room) {
         try (channel) {
             InputStream in = Channels.newInputStream(channel);
             Context context = readContext(new DataInputStream(in));
-            if (context == null || !context.directory().equals(daemonDirectory) || context.args().isEmpty()
+            if (!room || context == null || !context.directory().equals(daemonDirectory) || context.args().isEmpty()
                     || !context.args().get(0).equals("agent") || context.nonce() == null) {
                 // Not ours to serve: the client starts the JVM agent with everything it had.
                 write(ByteBuffer.wrap(new byte[] {'N'}));
