@@ -14,6 +14,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One ssh session served by the warm agent, over its connection from {@code rdflux-warm-client}.
@@ -90,15 +94,31 @@ public final class WarmSession {
                 return;
             }
             write(ByteBuffer.wrap(new byte[] {'Y'}));
-            PrintStream out = new PrintStream(new Frames('O'), false, StandardCharsets.UTF_8);
-            Agent agent = agents.agent(context, new PrintStream(new Frames('E'), true, StandardCharsets.UTF_8), number);
+            // The agent's messages and stderr lines come from any thread (log records, commands'
+            // stderr, a job's events), one of them maybe interrupted (Reactor interrupts a
+            // cancelled task's thread): a blocking write on an interrupted thread closes the
+            // channel, and the session with it. The session's own thread writes them, in order.
+            ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "warm-session-" + number + "-writer");
+                t.setDaemon(true);
+                return t;
+            });
+            PrintStream out = new PrintStream(new Handed(new Frames('O'), writer), false, StandardCharsets.UTF_8);
+            Agent agent = agents.agent(context, new PrintStream(new Handed(new Frames('E'), writer), true,
+                    StandardCharsets.UTF_8), number);
             int status;
             try {
                 status = agent.serve(in, out, context.environment(), agents.version(), context.nonce());
             } finally {
                 agents.ended(agent);
+                out.flush();
+                writer.shutdown();
             }
-            out.flush();
+            try {
+                writer.awaitTermination(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             frame('X', ByteBuffer.allocate(4).putInt(status).array(), 0, 4);
         } catch (IOException e) {
             // The client went away: the agent saw its stdin end and tore the job down.
@@ -157,6 +177,38 @@ public final class WarmSession {
         synchronized (writing) {
             while (b.hasRemaining()) {
                 channel.write(b);
+            }
+        }
+    }
+
+    /** An output stream that hands copies of what is written to one thread, which writes them to {@code target}; dropped once it is shut down. */
+    private static final class Handed extends OutputStream {
+        private final OutputStream target;
+        private final ExecutorService writer;
+
+        Handed(OutputStream target, ExecutorService writer) {
+            this.target = target;
+            this.writer = writer;
+        }
+
+        @Override
+        public void write(int b) {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            byte[] copy = java.util.Arrays.copyOfRange(b, off, off + len);
+            try {
+                writer.execute(() -> {
+                    try {
+                        target.write(copy);
+                    } catch (IOException e) {
+                        // The client went away: the session ends as its stdin does.
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                // A line after the session ended (a late log record): nobody to show it to.
             }
         }
     }
