@@ -48,7 +48,7 @@ final class AgentPipelines implements Agent.JobRunner {
                 // A relay (rdcp's fan-out) forwards where the coordinator says, as a send sink connects.
                 || pipeline.get("source") instanceof Map<?, ?> source && "receive".equals(source.get("type"))
                 && source.containsKey("forward");
-        PipelineConfig config = config(pipeline, PluginRegistry.load(PluginRegistry.defaultDirectory(environment())),
+        PipelineConfig config = config(pipeline, PluginRegistry.load(PluginRegistry.defaultDirectory(process.view())),
                 deferred);
         PipelineListener listener = new PipelineListener() {
             @Override
@@ -108,16 +108,6 @@ final class AgentPipelines implements Agent.JobRunner {
                         .run())
                 .flatMap(result -> result.sink().complete() ? Mono.<Void>empty()
                         : Mono.error(new PartialTransferException(result.sink().failures())));
-    }
-
-    /** The environment the job sees: the session's over this process's. */
-    private Map<String, String> environment() {
-        if (process.environment().isEmpty()) {
-            return System.getenv();
-        }
-        Map<String, String> env = new java.util.HashMap<>(System.getenv());
-        env.putAll(process.environment());
-        return env;
     }
 
     /**

@@ -231,7 +231,7 @@ final class Console {
     }
 
     /** A stack trace for --debug, each line sanitized as messages are (its messages may quote a peer), its indent kept. */
-    private static String trace(Throwable t) {
+    static String trace(Throwable t) {
         java.io.StringWriter w = new java.io.StringWriter();
         t.printStackTrace(new java.io.PrintWriter(w));
         StringBuilder b = new StringBuilder();

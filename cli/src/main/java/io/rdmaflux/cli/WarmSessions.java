@@ -11,30 +11,40 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The agents of a warm agent's sessions: each runs its jobs as {@code rdflux agent} does, but in
  * its session's environment, its commands' stderr and its own lines going to the session's
- * stderr, never to the daemon's (which is /dev/null). Under {@code -v} a job's first line says
+ * stderr, never to the daemon's (which is /dev/null): its log lines too, under {@code -v} or
+ * {@code --debug} ({@link WarmLogs}). Under {@code -v} a job's first line says
  * which daemon serves it and how many sessions it has served, so a user (and a test) can tell a
  * warm start from a cold one.
  */
 final class WarmSessions implements WarmSession.Agents {
 
     private final Set<Agent> running = ConcurrentHashMap.newKeySet();
+    private final java.util.Map<Agent, Object> keys = new ConcurrentHashMap<>();
+    private final WarmLogs logs = new WarmLogs().install();
 
     @Override
     public Agent agent(WarmSession.Context context, PrintStream stderr, int session) {
-        AgentPipelines pipelines = new AgentPipelines(new ProcessContext(context.environment(), stderr::println));
+        AgentPipelines pipelines = new AgentPipelines(ProcessContext.session(context.environment(), stderr::println));
+        Object key = new Object();
         Agent agent = new Agent((job, control) -> {
+            logs.add(key, stderr, job.verbose(), job.debug());
             if (job.verbose()) {
                 stderr.println("warm agent (pid " + ProcessHandle.current().pid() + "): session " + session);
             }
             return pipelines.run(job, control);
         }, ExitCode::of, Console::message);
         running.add(agent);
+        keys.put(agent, key);
         return agent;
     }
 
     @Override
     public void ended(Agent agent) {
         running.remove(agent);
+        Object key = keys.remove(agent);
+        if (key != null) {
+            logs.remove(key);
+        }
     }
 
     @Override

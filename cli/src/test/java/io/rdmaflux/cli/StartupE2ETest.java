@@ -71,7 +71,8 @@ class StartupE2ETest {
             assertThat(loaded).as("classes loaded").contains("io.rdmaflux.transport.tcp.TcpTransport")
                     .noneMatch(c -> c.startsWith("com.ibm.disni."))
                     .doesNotContain("io.rdmaflux.transport.rdma.RdmaTransport")
-                    .noneMatch(c -> c.startsWith("com.github.luben.zstd.util.Native"))
+                    .noneMatch(c -> c.startsWith("com.github.luben.zstd."))
+                    .doesNotContain("io.rdmaflux.codec.ZstdStage", "io.rdmaflux.codec.AesGcmStage")
                     .noneMatch(c -> c.startsWith("org.apache.commons.crypto."));
         }
     }

@@ -9,6 +9,7 @@ import io.rdmaflux.cli.remote.ShellWords;
 import io.rdmaflux.cli.remote.SshFixture;
 import io.rdmaflux.cli.remote.WarmAgents;
 import io.rdmaflux.cli.warm.WarmPlace;
+import io.rdmaflux.cli.warm.WarmStart;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -254,6 +255,72 @@ class WarmAgentE2ETest {
         assertThat(sessions).as(t.err()).containsExactlyInAnyOrder(1L, 2L, 3L);
     }
 
+    @Test
+    void aLaterSessionSeesItsOwnEnvironmentNotTheOneOfTheSessionThatStartedTheDaemon() throws Exception {
+        // The first call's agent (a JVM) has the variable, and leaves the daemon.
+        assertCopied(toolWith("RDFLUX_TEST_FIRST=first ", "rdcp", "5m", ProcessBuilder.Redirect.PIPE,
+                ProcessBuilder.Redirect.PIPE, file.toString(), "h1:" + dir.resolve("one")));
+        long daemon = awaitOneDaemon();
+        Path out = dir.resolve("out");
+        Tool t = tool("rdpipe", "5m", ProcessBuilder.Redirect.from(file.toFile()), ProcessBuilder.Redirect.to(out.toFile()),
+                "-v", "h1:cat; echo \"first=${RDFLUX_TEST_FIRST-unset}\"");
+        assertCopied(t);
+        assertThat(served(t).get(0)).isEqualTo(daemon);
+        assertThat(Files.readAllLines(out)).containsExactly("hi", "first=unset");
+    }
+
+    @Test
+    void aWarmSessionsVerboseAndDebugLinesReachItsStderr() throws Exception {
+        assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("one")));
+        long daemon = awaitOneDaemon();
+        // The agent receives: under -v it names the connection it accepted, as a JVM agent does.
+        Tool verbose = rdcp("5m", "-v", file.toString(), "h1:" + dir.resolve("two"));
+        assertCopied(verbose);
+        assertThat(served(verbose).get(0)).isEqualTo(daemon);
+        assertThat(verbose.err()).contains("h1: rdflux agent: accepted ");
+        Tool quiet = rdcp("5m", file.toString(), "h1:" + dir.resolve("three"));
+        assertCopied(quiet);
+        assertThat(quiet.err()).doesNotContain("rdflux agent: accepted");
+        Tool debug = rdcp("5m", "--debug", file.toString(), "h1:" + dir.resolve("four"));
+        assertCopied(debug);
+        assertThat(debug.err()).contains("h1: rdflux agent: accepted ");
+    }
+
+    @Test
+    void aSessionBeyondTheDaemonsRoomIsDeclinedAndRunsAJvm() throws Exception {
+        // A daemon with room for one session at once (its direct memory sized for one agent).
+        assertCopied(toolWith(WarmStart.SESSIONS_ENV + "=1 ", "rdcp", "5m", ProcessBuilder.Redirect.PIPE,
+                ProcessBuilder.Redirect.PIPE, file.toString(), "h1:" + dir.resolve("one")));
+        long daemon = awaitOneDaemon();
+        Path pid = dir.resolve("pid");
+        Tool holder = tool("rdpipe", "5m", ProcessBuilder.Redirect.from(file.toFile()),
+                ProcessBuilder.Redirect.to(dir.resolve("out").toFile()), "-v",
+                "h1:echo $$ > " + ShellWords.quote(pid.toString()) + "; exec sleep 600");
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(pid) && !Files.readString(pid).isBlank());
+        Tool second = rdcp("5m", "-v", file.toString(), "h1:" + dir.resolve("two"));
+        assertCopied(second);
+        assertThat(second.err()).as("declined: a JVM agent of its own").doesNotContain("warm agent (pid");
+        assertThat(Files.readString(dir.resolve("two"))).isEqualTo("hi\n");
+        holder.signal("INT");
+        assertThat(holder.exitCode(LIMIT)).isNotZero();
+        assertThat(holder.err()).contains("h1: warm agent (pid " + daemon + "): session 1");
+        // Room again once the first session has ended.
+        Tool third = rdcp("5m", "-v", file.toString(), "h1:" + dir.resolve("three"));
+        assertCopied(third);
+        assertThat(served(third)).containsExactly(daemon, 2L);
+    }
+
+    @Test
+    void theBenchmarksCleanUpEndsTheDaemonOfItsDirectory() throws Exception {
+        assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("one")));
+        long daemon = awaitOneDaemon();
+        Process p = new ProcessBuilder("bash", "-c", ". \"$1\" && end_warm_agents \"$2\"", "bash",
+                Tool.HOME.resolve("scripts/bench-cleanup").toString(), warmDir.toString()).redirectErrorStream(true).start();
+        String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(said).isZero();
+        await().atMost(Duration.ofSeconds(30)).until(() -> daemons().stream().noneMatch(d -> d.pid() == daemon));
+    }
+
     /** Connects to the daemon as the command prefix says (setpriv for another user); what it said first. */
     private String connect(List<String> as) throws Exception {
         List<String> cmd = new ArrayList<>(as);
@@ -309,7 +376,13 @@ class WarmAgentE2ETest {
     }
 
     private Tool tool(String name, String idle, ProcessBuilder.Redirect in, ProcessBuilder.Redirect out, String... args) {
-        List<String> all = new ArrayList<>(List.of("-e", sshd.rsh(), "--rdflux-path", ShellWords.quote(tool.toString())));
+        return toolWith("", name, idle, in, out, args);
+    }
+
+    /** A tool whose remote agent runs with {@code assignments} ("NAME=VALUE ...") in its environment (--rdflux-path). */
+    private Tool toolWith(String assignments, String name, String idle, ProcessBuilder.Redirect in, ProcessBuilder.Redirect out,
+                          String... args) {
+        List<String> all = new ArrayList<>(List.of("-e", sshd.rsh(), "--rdflux-path", assignments + ShellWords.quote(tool.toString())));
         all.addAll(List.of(args));
         Map<String, String> env = new HashMap<>();
         env.put("RDFLUX_JAVA_OPTS", "-Drdflux.test.marker=" + dir);

@@ -26,7 +26,7 @@ final class CommandChecks {
             throw new ConnectorException(code, Reason.NOT_FOUND, "cannot run " + command.quoted()
                     + ": working directory " + options.directory() + " does not exist", null);
         }
-        command.checkRunnable(options.environment().getOrDefault("PATH", System.getenv("PATH")),
+        command.checkRunnable(options.environment().getOrDefault("PATH", options.inherit() ? System.getenv("PATH") : null),
                 options.directory(), code);
         if (command.shell() && !Files.isExecutable(options.shell())) {
             throw new ConnectorException(code, Reason.NOT_FOUND, "cannot run " + command.quoted() + ": its shell "

@@ -155,6 +155,9 @@ final class CommandProcess {
                 role == Role.SOURCE ? (input == null ? "/dev/null" : input.toString()) : ""));
         argv.addAll(command.argv(options.shell()));
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(role == Role.SINK);
+        if (!options.inherit()) {
+            pb.environment().clear();   // a warm agent's session: its own variables, none of the daemon's
+        }
         pb.environment().putAll(options.environment());
         if (options.directory() != null) {
             pb.directory(options.directory().toFile());
@@ -171,7 +174,7 @@ final class CommandProcess {
         FileChannel stdin = null;
         FileChannel err = null;
         try {
-            guard = Guard.start(setsid, process.pid(), role != Role.SOURCE, options.environment(), command.quoted());
+            guard = Guard.start(setsid, process.pid(), role != Role.SOURCE, options, command.quoted());
 
             Path fds = Path.of("/proc", Long.toString(process.pid()), "fd");
             if (role == Role.SOURCE) {

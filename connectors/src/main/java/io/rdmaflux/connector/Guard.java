@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Schedulers;
@@ -62,14 +61,17 @@ final class Guard {
      * Starts the guard of the process group {@code group}; it has not yet taken its hold.
      *
      * @param hold        whether it holds the command's stdin open until {@code eof}
-     * @param environment added to its environment: the command's, so that whatever finds the
-     *                    command by it finds its guard too
+     * @param options     the command's: its environment is the guard's too, so that whatever finds
+     *                    the command by it finds its guard too
      */
-    static Guard start(String setsid, long group, boolean hold, Map<String, String> environment, String what)
+    static Guard start(String setsid, long group, boolean hold, CommandOptions options, String what)
             throws IOException {
         ProcessBuilder gb = new ProcessBuilder(setsid, "/bin/sh", "-c", SCRIPT, "rdflux-guard",
                 Long.toString(group), hold ? "hold" : "watch").redirectErrorStream(true);
-        gb.environment().putAll(environment);
+        if (!options.inherit()) {
+            gb.environment().clear();
+        }
+        gb.environment().putAll(options.environment());
         return new Guard(gb.start(), what);
     }
 

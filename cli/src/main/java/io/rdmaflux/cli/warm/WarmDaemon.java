@@ -1,5 +1,6 @@
 package io.rdmaflux.cli.warm;
 
+import io.rdmaflux.buffer.DirectMemory;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -18,7 +19,9 @@ import java.util.function.Consumer;
  * lock for its whole life, so that of two that race to start one serves and the other exits at
  * once. It accepts connections on the place's socket, refuses any whose peer is another user
  * ({@code SO_PEERCRED}; the private directory already keeps them out), greets each and serves
- * it on a thread of its own ({@link WarmSession}), many at once. Once no session has run for
+ * it on a thread of its own ({@link WarmSession}), many at once, but no more than its direct
+ * memory holds: each session may take what one agent's JVM may ({@link WarmStart} sized the
+ * limit for them), and a session beyond that is declined, so its client runs a JVM agent. Once no session has run for
  * its idle time it removes its socket, then closes it, then exits: a client that connected in
  * between gets no greeting and runs the JVM agent instead, so no job is lost and the daemon
  * never outlives its idle time by more than a moment.
@@ -31,7 +34,11 @@ public final class WarmDaemon {
     private final Consumer<String> log;
     private final String directory = System.getProperty("user.dir");
 
+    private final int maxSessions = maxSessions();
+
     private int sessions;
+    /** Sessions served now (the declined ones are counted in {@code sessions} only). */
+    private int running;
     private int served;
     private long lastActive = System.nanoTime();
     private boolean closing;
@@ -102,30 +109,38 @@ public final class WarmDaemon {
             }
             WarmSession session = new WarmSession(c);
             int number;
+            boolean room;
             synchronized (this) {
                 if (closing) {
                     quietClose(c);
                     return;
                 }
                 sessions++;
-                number = ++served;
+                room = running < maxSessions;
+                if (room) {
+                    running++;
+                }
+                number = room ? ++served : 0;
             }
             Thread t = new Thread(() -> {
                 try {
                     session.greet();
-                    session.serve(agents, directory, number);
+                    session.serve(agents, directory, number, room);
                 } catch (IOException e) {
                     quietClose(c);
                 } finally {
-                    ended();
+                    ended(room);
                 }
-            }, "warm-session-" + number);
+            }, room ? "warm-session-" + number : "warm-session-declined");
             t.start();
         }
     }
 
-    private synchronized void ended() {
+    private synchronized void ended(boolean served) {
         sessions--;
+        if (served) {
+            running--;
+        }
         lastActive = System.nanoTime();
         notifyAll();
     }
@@ -161,6 +176,16 @@ public final class WarmDaemon {
             // Closing anyway; the next daemon removes it.
         }
         quietClose(server);
+    }
+
+    /**
+     * How many sessions fit at once: its direct-memory limit over one session's (the limit of the
+     * agent that started it, a system property {@link WarmStart} sets); 4 without it (a daemon
+     * started by hand, whose limit was not sized for them).
+     */
+    private static int maxSessions() {
+        long one = Long.getLong(WarmStart.SESSION_MEMORY, 0);
+        return one > 0 ? (int) Math.max(1, Math.min(Integer.MAX_VALUE, DirectMemory.limit() / one)) : 4;
     }
 
     /** How many sessions it has served. */

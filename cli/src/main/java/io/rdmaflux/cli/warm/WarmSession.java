@@ -14,6 +14,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One ssh session served by the warm agent, over its connection from {@code rdflux-warm-client}.
@@ -25,7 +29,7 @@ import java.util.Map;
  * <li>client: the session's context, a 4-byte big-endian length then NUL-terminated strings:
  *     {@code D}+working directory, {@code A}+each argument, {@code E}+each {@code NAME=VALUE};</li>
  * <li>daemon: {@code Y}, it serves the session, or {@code N}, the client runs the JVM agent
- *     (another working directory, arguments it does not know);</li>
+ *     (another working directory, arguments it does not know, no room for another session);</li>
  * <li>client: the session's stdin, raw, its end a shutdown of the write side; daemon: frames of
  *     a type byte, a 4-byte length and the bytes: {@code O} stdout, {@code E} stderr, {@code X}
  *     the exit status (4 bytes), last.</li>
@@ -73,27 +77,48 @@ public final class WarmSession {
         write(ByteBuffer.wrap((GREETING + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)));
     }
 
-    /** Reads the context, says whether it serves it, runs the agent and sends its exit status; closes the connection. */
-    void serve(Agents agents, String daemonDirectory, int number) {
+    /**
+     * Reads the context, says whether it serves it, runs the agent and sends its exit status;
+     * closes the connection.
+     *
+     * @param room whether the daemon has room for it: without, it is declined
+     */
+    void serve(Agents agents, String daemonDirectory, int number, boolean room) {
         try (channel) {
             InputStream in = Channels.newInputStream(channel);
             Context context = readContext(new DataInputStream(in));
-            if (context == null || !context.directory().equals(daemonDirectory) || context.args().isEmpty()
+            if (!room || context == null || !context.directory().equals(daemonDirectory) || context.args().isEmpty()
                     || !context.args().get(0).equals("agent") || context.nonce() == null) {
                 // Not ours to serve: the client starts the JVM agent with everything it had.
                 write(ByteBuffer.wrap(new byte[] {'N'}));
                 return;
             }
             write(ByteBuffer.wrap(new byte[] {'Y'}));
-            PrintStream out = new PrintStream(new Frames('O'), false, StandardCharsets.UTF_8);
-            Agent agent = agents.agent(context, new PrintStream(new Frames('E'), true, StandardCharsets.UTF_8), number);
+            // The agent's messages and stderr lines come from any thread (log records, commands'
+            // stderr, a job's events), one of them maybe interrupted (Reactor interrupts a
+            // cancelled task's thread): a blocking write on an interrupted thread closes the
+            // channel, and the session with it. The session's own thread writes them, in order.
+            ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "warm-session-" + number + "-writer");
+                t.setDaemon(true);
+                return t;
+            });
+            PrintStream out = new PrintStream(new Handed(new Frames('O'), writer), false, StandardCharsets.UTF_8);
+            Agent agent = agents.agent(context, new PrintStream(new Handed(new Frames('E'), writer), true,
+                    StandardCharsets.UTF_8), number);
             int status;
             try {
                 status = agent.serve(in, out, context.environment(), agents.version(), context.nonce());
             } finally {
                 agents.ended(agent);
+                out.flush();
+                writer.shutdown();
             }
-            out.flush();
+            try {
+                writer.awaitTermination(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             frame('X', ByteBuffer.allocate(4).putInt(status).array(), 0, 4);
         } catch (IOException e) {
             // The client went away: the agent saw its stdin end and tore the job down.
@@ -152,6 +177,38 @@ public final class WarmSession {
         synchronized (writing) {
             while (b.hasRemaining()) {
                 channel.write(b);
+            }
+        }
+    }
+
+    /** An output stream that hands copies of what is written to one thread, which writes them to {@code target}; dropped once it is shut down. */
+    private static final class Handed extends OutputStream {
+        private final OutputStream target;
+        private final ExecutorService writer;
+
+        Handed(OutputStream target, ExecutorService writer) {
+            this.target = target;
+            this.writer = writer;
+        }
+
+        @Override
+        public void write(int b) {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            byte[] copy = java.util.Arrays.copyOfRange(b, off, off + len);
+            try {
+                writer.execute(() -> {
+                    try {
+                        target.write(copy);
+                    } catch (IOException e) {
+                        // The client went away: the session ends as its stdin does.
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                // A line after the session ended (a late log record): nobody to show it to.
             }
         }
     }

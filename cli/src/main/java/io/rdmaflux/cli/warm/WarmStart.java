@@ -1,16 +1,19 @@
 package io.rdmaflux.cli.warm;
 
+import io.rdmaflux.buffer.DirectMemory;
 import java.io.File;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Starts the warm agent's daemon for a place, detached: in a session of its own ({@code setsid}),
@@ -18,8 +21,24 @@ import java.util.Optional;
  * (sshd waits for the command's streams) and no hang-up reaches it. It runs this JVM's own
  * command line (the same java, options and jar) with {@code agent --daemon}. An agent calls it
  * after its job, so the call that leaves the daemon pays only the fork.
+ *
+ * <p>The daemon serves sessions at once, each with the buffers of one agent: its direct-memory
+ * limit is this agent's times the sessions it may serve at once ({@link #SESSIONS_ENV}, default
+ * 4, fewer when that would pass 3/4 of the machine's memory), and it declines a session beyond
+ * them ({@link WarmDaemon}). Its environment keeps only what the JVM itself needs: each session
+ * brings its own, and must never see the one that started the daemon.
  */
 public final class WarmStart {
+
+    /** How many sessions a daemon serves at once (the agent's environment, which the coordinator's --rdflux-path may set). */
+    public static final String SESSIONS_ENV = "RDFLUX_WARM_AGENT_SESSIONS";
+    /** The daemon's system property: one session's direct memory, the limit of the agent that started it. */
+    static final String SESSION_MEMORY = "rdflux.warm.session-memory";
+    private static final int DEFAULT_SESSIONS = 4;
+    private static final int MAX_SESSIONS = 64;
+    /** What the daemon's JVM keeps of this agent's environment: what finds and runs its native parts, its locale. */
+    private static final Set<String> KEPT = Set.of("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ",
+            "TMPDIR", "LD_LIBRARY_PATH", "JAVA_HOME", "XDG_RUNTIME_DIR");
 
     private WarmStart() {
     }
@@ -41,7 +60,8 @@ public final class WarmStart {
         if (held(place)) {
             return null;
         }
-        Optional<List<String>> command = command(place, idle);
+        Optional<List<String>> command = command(place, idle, sessions(System.getenv(SESSIONS_ENV)),
+                DirectMemory.limit());
         if (command.isEmpty()) {
             return "cannot tell this JVM's command line";
         }
@@ -49,8 +69,9 @@ public final class WarmStart {
         argv.add("setsid");
         argv.addAll(command.get());
         try {
-            new ProcessBuilder(argv)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+            ProcessBuilder pb = new ProcessBuilder(argv);
+            pb.environment().keySet().removeIf(k -> !KEPT.contains(k) && !k.startsWith("LC_"));
+            pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .redirectError(ProcessBuilder.Redirect.DISCARD)
                     .start();
@@ -58,6 +79,20 @@ public final class WarmStart {
         } catch (IOException e) {
             return "cannot start it: " + e.getMessage();
         }
+    }
+
+    /** MemTotal from /proc/meminfo, or 0 when unknown. */
+    private static long physicalMemory() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Unknown: no cap from it.
+        }
+        return 0;
     }
 
     /** Whether a daemon holds the place's lock now (a race with one starting is settled by its own lock). */
@@ -75,11 +110,26 @@ public final class WarmStart {
         }
     }
 
+    /** How many sessions at once: the setting when it is a number from 1 to 64, else 4; fewer when memory is short. */
+    static int sessions(String setting) {
+        int n = DEFAULT_SESSIONS;
+        if (setting != null && setting.strip().matches("[0-9]{1,2}")) {
+            n = Math.max(1, Math.min(MAX_SESSIONS, Integer.parseInt(setting.strip())));
+        }
+        long ram = physicalMemory();
+        long one = DirectMemory.limit();
+        if (ram > 0 && one > 0) {
+            n = (int) Math.max(1, Math.min(n, ram / 4 * 3 / one));
+        }
+        return n;
+    }
+
     /**
-     * This JVM's command line up to {@code -jar JAR TOOL}, then {@code agent --daemon --warm
-     * SECONDS --warm-dir DIR}; empty when it was not started with {@code -jar} (a test in-process).
+     * This JVM's command line up to {@code -jar JAR TOOL}, its direct-memory limit set to {@code
+     * sessions x sessionMemory}, then {@code agent --daemon --warm SECONDS --warm-dir DIR}; empty
+     * when it was not started with {@code -jar} (a test in-process).
      */
-    static Optional<List<String>> command(WarmPlace place, Duration idle) {
+    static Optional<List<String>> command(WarmPlace place, Duration idle, int sessions, long sessionMemory) {
         ProcessHandle.Info info = ProcessHandle.current().info();
         Optional<String> java = info.command();
         Optional<String[]> args = info.arguments();
@@ -93,7 +143,14 @@ public final class WarmStart {
         }
         List<String> argv = new ArrayList<>();
         argv.add(java.get());
-        argv.addAll(a.subList(0, jar + 3));
+        for (String o : a.subList(0, jar)) {
+            if (!o.startsWith("-XX:MaxDirectMemorySize=") && !o.startsWith("-D" + SESSION_MEMORY + "=")) {
+                argv.add(o);
+            }
+        }
+        argv.add("-XX:MaxDirectMemorySize=" + sessions * sessionMemory);
+        argv.add("-D" + SESSION_MEMORY + "=" + sessionMemory);
+        argv.addAll(a.subList(jar, jar + 3));
         argv.addAll(List.of("agent", "--daemon", "--warm", Long.toString(idle.toSeconds()),
                 "--warm-dir", place.dir().toString()));
         return Optional.of(argv);

@@ -107,10 +107,10 @@ final class CommandSettings {
         if (process.stderr() != null) {
             options = options.withStderr(process.stderr());
         }
+        options = process.whole() ? options.withWholeEnvironment(env) : options.withEnvironment(env);
         return options
                 .withShell(shell(v.get(SHELL), process.variable("SHELL")))
                 .withDirectory(v.get(DIRECTORY))
-                .withEnvironment(env)
                 .withGrace(v.get(GRACE))
                 .withLinger(v.get(LINGER))
                 .withName(v.get(NAME));

@@ -38,6 +38,20 @@ class ProcessContextTest {
     }
 
     @Test
+    void aSessionsCommandsSeeItsWholeEnvironmentAndNothingOfThisProcesss() throws Exception {
+        assertThat(System.getenv("HOME")).as("this process has a HOME to leak").isNotNull();
+        Path out = dir.resolve("out");
+        PipelineConfig c = PipelineConfig.parse("source:\n  type: command\n  command: \"printf '%s %s %s' \\\"$RDFLUX_T1\\\" "
+                + "\\\"$${HOME-unset}\\\" \\\"$RDFLUX_T2\\\"\"\n  env: [RDFLUX_T2=own]\n"
+                + "sink:\n  type: file\n  path: \"" + out + "\"\n", "p.yaml", PluginRegistry.builtins(), Map.of());
+        ProcessContext session = ProcessContext.session(Map.of("RDFLUX_T1", "session", "PATH", System.getenv("PATH")), null);
+        c.toPipeline(null, session).run().block(LIMIT);
+        assertThat(Files.readString(out, StandardCharsets.UTF_8)).isEqualTo("session unset own");
+        assertThat(session.variable("HOME")).isNull();
+        assertThat(session.view()).containsOnlyKeys("RDFLUX_T1", "PATH");
+    }
+
+    @Test
     void withoutAContextCommandsSeeThisProcesssEnvironment() throws Exception {
         Path out = dir.resolve("out");
         PipelineConfig c = PipelineConfig.parse("source:\n  type: command\n  command: \"printf %s \\\"$HOME\\\"\"\n"

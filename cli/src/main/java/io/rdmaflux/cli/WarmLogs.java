@@ -1,0 +1,118 @@
+package io.rdmaflux.cli;
+
+import io.rdmaflux.text.RemoteText;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Formatter;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+/**
+ * The log lines of a warm agent's sessions. A JVM agent's -v and --debug lines go to its
+ * stderr, which ssh carries to the coordinator; the daemon's stderr is /dev/null, so each
+ * session that asks for them ({@code -v}, {@code --debug}) gets them in its own stderr frames,
+ * formatted as {@link Console} formats them. Logging is process-wide and a record does not say
+ * whose job logged it (the work runs on shared Reactor and Netty threads): while sessions that
+ * asked run at once, each sees the others' lines too; a session that did not ask sees none.
+ */
+final class WarmLogs {
+
+    private static final String TOOL = "rdflux agent";
+    /** Held here: a logger nobody references loses its level when it is collected. */
+    private static final Logger OURS = Logger.getLogger("io.rdmaflux");
+    private static final Logger REACTOR = Logger.getLogger("reactor");
+    private static final List<Logger> CONNECTIONS = List.of(
+            Logger.getLogger("io.rdmaflux.channel.FluxSender"), Logger.getLogger("io.rdmaflux.channel.FluxReceiver"));
+
+    /** A session that asked for log lines, and how many. */
+    private record Listener(PrintStream stderr, boolean debug) {
+
+        /** Whether it gets the record: what Console lets through under -v, or under --debug. */
+        boolean admits(LogRecord r) {
+            int level = r.getLevel().intValue();
+            if (level >= Level.WARNING.intValue()) {
+                return true;
+            }
+            String name = r.getLoggerName() == null ? "" : r.getLoggerName();
+            if (CONNECTIONS.stream().anyMatch(l -> l.getName().equals(name))) {
+                return level >= Level.FINE.intValue();
+            }
+            boolean ours = name.equals("io.rdmaflux") || name.startsWith("io.rdmaflux.");
+            if (debug) {
+                return (ours || name.equals("reactor") || name.startsWith("reactor.")) && level >= Level.FINE.intValue();
+            }
+            return ours && level >= Level.INFO.intValue();
+        }
+    }
+
+    private final Map<Object, Listener> listeners = new ConcurrentHashMap<>();
+    private final Formatter formatter = new Formatter() {
+        @Override
+        public String format(LogRecord r) {
+            String kind = r.getLevel() == Level.WARNING ? "warning: " : "";
+            return TOOL + ": " + kind + RemoteText.sanitize(formatMessage(r), Console.MAX_MESSAGE);
+        }
+    };
+    private final Handler handler = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            String line = null;
+            for (Listener l : listeners.values()) {
+                if (l.admits(r)) {
+                    line = line != null ? line : formatter.format(r);
+                    l.stderr().println(line);
+                    if (l.debug() && r.getThrown() != null) {
+                        l.stderr().print(Console.trace(r.getThrown()));
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void flush() {
+            // Each line is flushed as it is printed (the session's stderr autoflushes).
+        }
+
+        @Override
+        public void close() {
+            // The sessions' streams are theirs to close.
+        }
+    };
+
+    /** Starts routing: the daemon calls it once, after Console has set up its own handler. */
+    WarmLogs install() {
+        handler.setLevel(Level.ALL);
+        Logger.getLogger("").addHandler(handler);
+        return this;
+    }
+
+    /** The session {@code key} gets log lines on {@code stderr}, as -v or --debug asked (none when neither did). */
+    void add(Object key, PrintStream stderr, boolean verbose, boolean debug) {
+        if (verbose || debug) {
+            listeners.put(key, new Listener(stderr, debug));
+            levels();
+        }
+    }
+
+    /** The session {@code key} has ended. */
+    void remove(Object key) {
+        if (listeners.remove(key) != null) {
+            levels();
+        }
+    }
+
+    /** The loggers' levels for the sessions that listen: as loud as the loudest asked, as quiet as Console's default with none. */
+    private synchronized void levels() {
+        boolean any = !listeners.isEmpty();
+        boolean debug = listeners.values().stream().anyMatch(Listener::debug);
+        OURS.setLevel(debug ? Level.FINE : any ? Level.INFO : Level.WARNING);
+        REACTOR.setLevel(debug ? Level.FINE : null);
+        for (Logger l : CONNECTIONS) {
+            l.setLevel(any ? Level.FINE : null);
+        }
+    }
+}
