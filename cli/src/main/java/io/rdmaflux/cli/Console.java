@@ -30,7 +30,8 @@ final class Console {
     private static volatile String tool = "rdflux";
     private static volatile boolean debug;
     private static final AtomicBoolean droppedHooked = new AtomicBoolean();
-    private static final PrintStream err = System.err;
+    /** Standard error: System.err as the process started, or the call's once {@link #useCallStreams} ran. */
+    private static volatile PrintStream err = System.err;
     /** The real standard output once {@link #reserveStdout} pointed System.out elsewhere. */
     private static volatile PrintStream out;
     /** Guards stderr's line state below, and each write to stderr. */
@@ -260,6 +261,16 @@ final class Console {
             out = System.out;
             System.setOut(err);
         }
+    }
+
+    /**
+     * Takes System.err and System.out as they are now for stderr and stdout: a standby JVM
+     * sets them to its call's streams after this class was loaded (its warm-up), before the
+     * call runs. A cold run never calls it.
+     */
+    static synchronized void useCallStreams() {
+        err = System.err;
+        out = null;
     }
 
     /** Standard output for text the user asked for (help, listings), whatever System.out is now. */

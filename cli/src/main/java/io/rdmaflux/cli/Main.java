@@ -31,6 +31,10 @@ public final class Main {
     }
 
     public static void main(String[] argv) {
+        if (argv.length == 3 && argv[0].equals("--standby")) {
+            // A standby JVM (StandbyCalls): a served call ends the process itself.
+            System.exit(StandbyCalls.serve(argv[1], argv[2]));
+        }
         // Standard output carries data: what a plugin or a library prints goes to stderr.
         Console.reserveStdout();
         int code = run(argv);
@@ -39,6 +43,7 @@ public final class Main {
         RemoteAgent.awaitAll(Console::info);
         // Without this, exit waits ~300 ms for the idle event loops (blocked in epoll_wait).
         Transports.shutdown(Duration.ofMillis(500));
+        StandbyCalls.afterColdRun(argv);
         Signals.exit(code);
     }
 

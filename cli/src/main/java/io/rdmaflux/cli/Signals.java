@@ -5,6 +5,7 @@ import io.rdmaflux.cli.remote.RemoteException;
 import io.rdmaflux.connector.PipeEnd;
 import io.rdmaflux.connector.Sink;
 import io.rdmaflux.connector.SinkResult;
+import io.rdmaflux.connector.StandardStreams;
 import io.rdmaflux.connector.Source;
 import io.rdmaflux.error.ErrorCode;
 import io.rdmaflux.error.RdmaFluxException;
@@ -52,6 +53,8 @@ final class Signals {
     private static final long REPEAT_NANOS = 500_000_000L;
     private static volatile long firstAt;
     private static boolean installed;
+    /** What runs just before the process ends through {@link #exit} (a standby's exit frame); null: nothing. */
+    private static volatile java.util.function.IntConsumer beforeExit;
 
     private Signals() {
     }
@@ -178,7 +181,16 @@ final class Signals {
      * whose end may come from a producer killed by the same signal ({@link PipeEnd#isPipe}).
      */
     static boolean inputIsPipe(String file) {
-        return PipeEnd.isPipe(file == null || file.equals("-") ? Path.of("/dev/stdin") : Path.of(file));
+        return PipeEnd.isPipe(file == null || file.equals("-") ? StandardStreams.path(0) : Path.of(file));
+    }
+
+    /**
+     * Sets what {@link #exit} runs once the sinks are settled and before the process ends, given
+     * the exit status: a standby JVM reports the status to its client there. A second signal's
+     * halt runs nothing (the client then dies by the signal it forwarded).
+     */
+    static void beforeExit(java.util.function.IntConsumer hook) {
+        beforeExit = hook;
     }
 
     /**
@@ -191,6 +203,14 @@ final class Signals {
      */
     static void exit(int code) {
         Sink.abandonAll(CLEAN_UP_WAIT, Console::info);
+        java.util.function.IntConsumer hook = beforeExit;
+        if (hook != null) {
+            try {
+                hook.accept(code);
+            } catch (RuntimeException e) {
+                // The status is the call's; a hook that failed cannot change it.
+            }
+        }
         Signal s = received.get();
         if (s != null && code == ExitCode.ofSignal(s.getNumber())) {
             try {

@@ -1,8 +1,8 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.connector.StandardStreams;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * Whether a standard stream is a terminal (Linux: its descriptor links to a tty or pty
@@ -25,7 +25,7 @@ final class Terminal {
 
     private static boolean is(int fd) {
         try {
-            String t = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
+            String t = Files.readSymbolicLink(StandardStreams.path(fd)).toString();
             return t.startsWith("/dev/pts/") || t.startsWith("/dev/tty") || t.equals("/dev/console");
         } catch (IOException | UnsupportedOperationException e) {
             return false;

@@ -169,6 +169,10 @@ class LayeringTest {
         noClasses().that().resideInAPackage("io.rdmaflux.cli.remote..")
                 .should().dependOnClassesThat().resideInAPackage("io.rdmaflux.cli.warm..")
                 .check(classes);
+        // The standby JVM gets its warm-up and its call from cli (StandbyCalls), never reaches into it.
+        noClasses().that().resideInAPackage("io.rdmaflux.cli.standby..")
+                .should().dependOnClassesThat().resideInAPackage("io.rdmaflux.cli")
+                .check(classes);
     }
 
     private static DescribedPredicate<JavaClass> inModule(String module) {

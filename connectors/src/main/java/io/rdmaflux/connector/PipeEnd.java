@@ -49,7 +49,7 @@ public final class PipeEnd {
 
     /** Whether this process's standard input is a pipe or a socket ({@link #isPipe}). */
     public static boolean stdinIsPipe() {
-        return isPipe(Path.of("/dev/stdin"));
+        return isPipe(StandardStreams.path(0));
     }
 
     /** {@code data}, its completion held back for {@link #GRACE}; cancelling meanwhile ends it without one. */

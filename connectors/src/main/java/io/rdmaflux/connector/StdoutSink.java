@@ -1,14 +1,12 @@
 package io.rdmaflux.connector;
 
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * Standard output as a sink, written through a {@link FileChannel} on file descriptor 1
+ * ({@link StandardStreams#out})
  * straight from the chunks' buffers, on the options' scheduler.
  *
  * <p>Standard output is never closed, even on failure, and {@link System#out} is flushed
@@ -20,7 +18,6 @@ import java.nio.file.Path;
  */
 public final class StdoutSink {
 
-    private static final FileChannel STDOUT = new FileOutputStream(FileDescriptor.out).getChannel();
     private static final String NAME = "standard output";
 
     private StdoutSink() {
@@ -33,7 +30,7 @@ public final class StdoutSink {
 
     /** Standard output with these options. */
     public static ChannelSink create(SinkOptions options) {
-        return ChannelSink.of(NAME, () -> STDOUT, false)
+        return ChannelSink.of(NAME, StandardStreams::outChannel, false)
                 .withFlush(System.out::flush)
                 .withSync(syncable())
                 .withOptions(options);
@@ -57,7 +54,7 @@ public final class StdoutSink {
     /** Whether standard output is something fsync applies to (not a pipe, socket or terminal). */
     private static boolean syncable() {
         try {
-            int type = (Integer) Files.getAttribute(Path.of("/proc/self/fd/1"), "unix:mode") & 0170000;
+            int type = (Integer) Files.getAttribute(StandardStreams.path(1), "unix:mode") & 0170000;
             return type == 0100000 || type == 0060000;
         } catch (IOException | RuntimeException e) {
             return false;

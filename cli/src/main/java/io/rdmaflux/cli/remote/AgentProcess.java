@@ -52,7 +52,7 @@ final class AgentProcess {
     /** Starts {@code argv} (the remote shell's command line) leading a process group of its own. */
     static AgentProcess start(RemoteHost host, List<String> argv) throws IOException {
         List<String> run = ProcessGroup.command(argv);
-        Process p = new ProcessBuilder(run).start();
+        Process p = SshPrompts.apply(new ProcessBuilder(run)).start();
         return new AgentProcess(host, p, ProcessGroup.of(p, run));
     }
 

@@ -211,7 +211,7 @@ public final class RemoteInstall {
             String remote = "sh -c " + ShellWords.quote(INSTALL) + " rdflux-install " + version.version() + " " + sum
                     + " " + sha256(root.resolve("lib/rdma-flux.jar")) + " " + arch();
             List<String> argv = ProcessGroup.command(shell.command(host, remote));
-            Process p = new ProcessBuilder(argv).redirectInput(tarball.toFile())
+            Process p = SshPrompts.apply(new ProcessBuilder(argv)).redirectInput(tarball.toFile())
                     .redirectOutput(work.resolve("out").toFile()).redirectError(work.resolve("err").toFile()).start();
             ProcessGroup group = ProcessGroup.of(p, argv);
             if (!p.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {

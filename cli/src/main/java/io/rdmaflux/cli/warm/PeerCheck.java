@@ -8,12 +8,13 @@ import java.nio.channels.SocketChannel;
  * {@code jdk.net.ExtendedSocketOptions}). On a runtime without the {@code jdk.net} module the
  * check cannot be made and the private directory is the only guard: the connection is taken.
  */
-final class PeerCheck {
+public final class PeerCheck {
 
     private PeerCheck() {
     }
 
-    static boolean sameUser(SocketChannel c) {
+    /** Whether the peer of {@code c} is this user; true when the runtime cannot tell (see above). */
+    public static boolean sameUser(SocketChannel c) {
         try {
             return peerName(c).equals(System.getProperty("user.name"));
         } catch (LinkageError e) {
