@@ -42,7 +42,7 @@ public final class StandardStreams {
     }
 
     /** Back to this process's own descriptors (tests, after {@link #use}). */
-    static synchronized void reset() {
+    public static synchronized void reset() {
         current = OWN;
         outChannel = null;
     }

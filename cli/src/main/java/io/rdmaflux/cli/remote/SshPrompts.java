@@ -22,11 +22,20 @@ public final class SshPrompts {
      * tty}; nothing changes when that script is not found beside this jar.
      */
     public static void throughTerminal(String tty) {
-        Path askpass = askpass(RemoteInstall.ownJar());
+        throughTerminal(askpass(RemoteInstall.ownJar()), tty);
+    }
+
+    /** ssh asks through {@code askpass} on {@code tty}; nothing changes when either is null. */
+    static void throughTerminal(Path askpass, String tty) {
         if (askpass != null && tty != null) {
             environment = Map.of("SSH_ASKPASS", askpass.toString(), "SSH_ASKPASS_REQUIRE", "force",
                     "RDFLUX_ASKPASS_TTY", tty);
         }
+    }
+
+    /** As in a cold run: ssh left to itself (tests). */
+    static void reset() {
+        environment = Map.of();
     }
 
     /** {@code bin/rdflux-askpass} of the release ({@code ROOT/lib/JAR}) or checkout ({@code ROOT/cli/target/JAR}) of {@code jar}. */
