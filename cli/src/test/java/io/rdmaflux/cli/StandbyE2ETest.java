@@ -32,8 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * time, another context is never served, and RDFLUX_STANDBY=no starts none. The test JVM's
  * RDFLUX_STANDBY=no (the parent pom) is overridden for the tools it starts, whose
  * XDG_RUNTIME_DIR is in the test's directory; every standby is ended after each test. Each call
- * runs through bash (Tool.group), so that every call of a test has the same environment, which
- * is part of the standby's key.
+ * runs through bash (Tool.group) in the same way, so that every call of a test has the same
+ * environment, which is part of the standby's key.
  */
 class StandbyE2ETest {
 
@@ -73,7 +73,7 @@ class StandbyE2ETest {
 
     @Test
     void aCallLeavesAStandbyAndTheNextCallIsServedByIt() throws Exception {
-        Tool first = sh("exec " + tool("rdflux") + " --version");
+        Tool first = sh(tool("rdflux") + " --version");
         assertThat(first.exitCode(LIMIT)).as(first.err()).isZero();
         String version = out(first);
         assertThat(version).startsWith("rdma-flux ");
@@ -81,7 +81,7 @@ class StandbyE2ETest {
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(standbyDir, LinkOption.NOFOLLOW_LINKS)))
                 .isEqualTo("rwx------");
 
-        Tool second = sh("exec " + tool("rdflux") + " --version");
+        Tool second = sh(tool("rdflux") + " --version");
         assertThat(second.exitCode(LIMIT)).as(second.err()).isZero();
         assertThat(out(second)).isEqualTo(version);
         assertThat(second.err()).isEmpty();
@@ -93,8 +93,8 @@ class StandbyE2ETest {
     void aOneBytePairIsServedWithItsOutputToAPipe() throws Exception {
         Path in = Files2.random(dir.resolve("in.bin"), 1, 1);
         List<Long> waiting = twoStandbys();
-        Tool r = sh("exec " + tool("rdrecv") + " 0 k");
-        Tool s = sh("exec " + tool("rdsend") + " 127.0.0.1 " + r.listeningPort() + " k " + in);
+        Tool r = sh(tool("rdrecv") + " 0 k");
+        Tool s = sh(tool("rdsend") + " 127.0.0.1 " + r.listeningPort() + " k " + in);
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
         assertThat(r.process.getInputStream().readAllBytes()).isEqualTo(Files.readAllBytes(in));
@@ -113,7 +113,7 @@ class StandbyE2ETest {
         Path out = dir.resolve("out.bin");
         List<Long> waiting = twoStandbys();
         Tool r = sh("{ " + tool("rdrecv") + " 0 k; echo end; } > " + out);
-        Tool s = sh("exec " + tool("rdsend") + " 127.0.0.1 " + r.listeningPort() + " k < " + in);
+        Tool s = sh(tool("rdsend") + " 127.0.0.1 " + r.listeningPort() + " k < " + in);
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
         byte[] expected = concat(Files.readAllBytes(in), "end\n".getBytes(StandardCharsets.UTF_8));
@@ -126,8 +126,8 @@ class StandbyE2ETest {
         Path in = Files2.random(dir.resolve("in.bin"), 3 << 20, 4);
         Path out = Files.writeString(dir.resolve("out.bin"), "kept\n");
         List<Long> waiting = twoStandbys();
-        Tool r = sh("exec " + tool("rdrecv") + " 0 k >> " + out);
-        Tool s = sh("exec " + tool("rdsend") + " 127.0.0.1 " + r.listeningPort() + " k " + in);
+        Tool r = sh(tool("rdrecv") + " 0 k >> " + out);
+        Tool s = sh(tool("rdsend") + " 127.0.0.1 " + r.listeningPort() + " k " + in);
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
         byte[] expected = concat("kept\n".getBytes(StandardCharsets.UTF_8), Files.readAllBytes(in));
@@ -139,14 +139,14 @@ class StandbyE2ETest {
     void aUsageErrorIsTheSameLineAndExitCodeAsACold() throws Exception {
         Map<String, String> off = new HashMap<>(env);
         off.put("RDFLUX_STANDBY", "no");
-        Tool cold = Tool.group(dir, "exec " + tool("rdsend") + " --no-such-option 127.0.0.1 1 k", off);
+        Tool cold = Tool.group(dir, tool("rdsend") + " --no-such-option 127.0.0.1 1 k", off);
         int coldCode = cold.exitCode(LIMIT);
         assertThat(coldCode).isEqualTo(ExitCode.USAGE);
 
-        Tool warmUp = sh("exec " + tool("rdsend") + " --version");
+        Tool warmUp = sh(tool("rdsend") + " --version");
         assertThat(warmUp.exitCode(LIMIT)).as(warmUp.err()).isZero();
         long standby = awaitStandbys(1).get(0);
-        Tool served = sh("exec " + tool("rdsend") + " --no-such-option 127.0.0.1 1 k");
+        Tool served = sh(tool("rdsend") + " --no-such-option 127.0.0.1 1 k");
         assertThat(served.exitCode(LIMIT)).isEqualTo(coldCode);
         assertThat(served.err()).isEqualTo(cold.err()).isNotEmpty();
         awaitEnd(standby, "the standby that served the call");
@@ -154,21 +154,21 @@ class StandbyE2ETest {
 
     @Test
     void sigintToAServedReceiverEndsItWith130AndRemovesItsPartialFile() throws Exception {
-        Tool warmUp = sh("exec " + tool("rdrecv") + " --version");
+        Tool warmUp = sh(tool("rdrecv") + " --version");
         assertThat(warmUp.exitCode(LIMIT)).as(warmUp.err()).isZero();
         long standby = awaitStandbys(1).get(0);
         String socket = onlySocket();
         Path out = dir.resolve("out.bin");
-        Tool r = sh("exec " + tool("rdrecv") + " 0 k " + out);
+        Tool r = sh(tool("rdrecv") + " 0 k " + out);
         int port = r.listeningPort();
         assertThat(Files.exists(standbyDir.resolve(socket))).as("the standby took the call").isFalse();
-        Tool s = sh("exec " + tool("rdsend") + " 127.0.0.1 " + port + " k");
+        Tool s = sh(tool("rdsend") + " 127.0.0.1 " + port + " k");
         try (OutputStream feed = s.process.getOutputStream()) {
             Files2.random(feed, 8 << 20);
             feed.flush();
             await("the receiver writing").atMost(LIMIT).until(() -> partialFiles("out.bin").stream()
                     .anyMatch(p -> p.toFile().length() > 0));
-            r.signal("INT");
+            r.signalGroup("INT");   // Ctrl-C
             assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isEqualTo(ExitCode.INTERRUPTED);
             Files2.random(feed, 8 << 20);
         } catch (IOException expectedOnceFailed) {
@@ -183,14 +183,14 @@ class StandbyE2ETest {
 
     @Test
     void aKilledClientEndsItsStandby() throws Exception {
-        Tool warmUp = sh("exec " + tool("rdrecv") + " --version");
+        Tool warmUp = sh(tool("rdrecv") + " --version");
         assertThat(warmUp.exitCode(LIMIT)).as(warmUp.err()).isZero();
         long standby = awaitStandbys(1).get(0);
         String socket = onlySocket();
-        Tool r = sh("exec " + tool("rdrecv") + " 0 k " + dir.resolve("out.bin"));
+        Tool r = sh(tool("rdrecv") + " 0 k " + dir.resolve("out.bin"));
         r.listeningPort();
         assertThat(Files.exists(standbyDir.resolve(socket))).as("the standby took the call").isFalse();
-        r.signal("KILL");
+        r.signalGroup("KILL");
         r.exitCode(LIMIT);
         awaitEnd(standby, "the standby of a killed client");
     }
@@ -198,7 +198,7 @@ class StandbyE2ETest {
     @Test
     void anUnusedStandbyEndsAfterItsIdleTime() throws Exception {
         env.put("RDFLUX_STANDBY", "2s");
-        Tool t = sh("exec " + tool("rdflux") + " --version");
+        Tool t = sh(tool("rdflux") + " --version");
         assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
         long standby = awaitStandbys(1).get(0);
         awaitEnd(standby, "an idle standby");
@@ -207,16 +207,16 @@ class StandbyE2ETest {
 
     @Test
     void aCallFromAnotherDirectoryOrEnvironmentIsNotServed() throws Exception {
-        Tool first = sh("exec " + tool("rdflux") + " --version");
+        Tool first = sh(tool("rdflux") + " --version");
         assertThat(first.exitCode(LIMIT)).as(first.err()).isZero();
         long standby = awaitStandbys(1).get(0);
         String socket = onlySocket();
 
         Path elsewhere = Files.createDirectory(dir.resolve("elsewhere"));
-        Tool other = sh("cd " + elsewhere + " && exec " + tool("rdflux") + " --version");
+        Tool other = sh("cd " + elsewhere + " && " + tool("rdflux") + " --version");
         assertThat(other.exitCode(LIMIT)).as(other.err()).isZero();
         assertThat(out(other)).startsWith("rdma-flux ");
-        Tool otherEnv = sh("export FOO=bar; exec " + tool("rdflux") + " --version");
+        Tool otherEnv = sh("export FOO=bar; " + tool("rdflux") + " --version");
         assertThat(otherEnv.exitCode(LIMIT)).as(otherEnv.err()).isZero();
         assertThat(out(otherEnv)).startsWith("rdma-flux ");
 
@@ -230,7 +230,7 @@ class StandbyE2ETest {
     @Test
     void rdfluxStandbyNoStartsNone() throws Exception {
         env.put("RDFLUX_STANDBY", "no");
-        Tool t = sh("exec " + tool("rdflux") + " --version");
+        Tool t = sh(tool("rdflux") + " --version");
         assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
         assertThat(out(t)).startsWith("rdma-flux ");
         // A standby is started before the call's JVM exits: after it, none, and no socket.
@@ -240,9 +240,13 @@ class StandbyE2ETest {
 
     // --- helpers ---
 
-    /** Runs a bash script in the test's directory with the test's environment. */
+    /**
+     * Runs a bash script in the test's directory with the test's environment, in a process
+     * group of its own (Ctrl-C: {@link Tool#signalGroup}). Bash stays, never execs the last
+     * command (which would give the tool another SHLVL, and so another context).
+     */
     private Tool sh(String script) {
-        return Tool.group(dir, script, env);
+        return Tool.group(dir, script + "; exit $?", env);
     }
 
     private static String tool(String name) {
@@ -259,8 +263,8 @@ class StandbyE2ETest {
      */
     private List<Long> twoStandbys() throws IOException {
         Path one = Files.write(dir.resolve("warm-up.bin"), new byte[] {7});
-        Tool r = sh("exec " + tool("rdrecv") + " 0 k " + dir.resolve("warm-up.out"));
-        Tool s = sh("exec " + tool("rdsend") + " 127.0.0.1 " + r.listeningPort() + " k " + one);
+        Tool r = sh(tool("rdrecv") + " 0 k " + dir.resolve("warm-up.out"));
+        Tool s = sh(tool("rdsend") + " 127.0.0.1 " + r.listeningPort() + " k " + one);
         assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
         assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
         return awaitStandbys(2);
