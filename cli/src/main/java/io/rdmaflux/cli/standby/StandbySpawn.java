@@ -94,17 +94,9 @@ public final class StandbySpawn {
         }
     }
 
-    /** How the background command starts: its SIGINT and SIGQUIT back to their defaults, then exec. */
-    static final String DEFAULT_SIGNALS = "perl -e '$SIG{INT} = $SIG{QUIT} = \"DEFAULT\"; exec { $ARGV[0] } @ARGV or exit 127'";
-
-    /**
-     * {@code command} started in the background of a new session's leader, which exits at once.
-     * A shell starts a background command with SIGINT and SIGQUIT ignored, and a JVM keeps an
-     * ignored SIGINT ignored: the call's Ctrl-C, which the client forwards, would never reach
-     * the tool. Perl (which the client runs on, so it is there) gives them back their defaults.
-     */
+    /** {@code command} started in the background of a new session's leader, which exits at once. */
     static List<String> detached(String setsid, List<String> command) {
-        List<String> argv = new ArrayList<>(List.of(setsid, "/bin/sh", "-c", DEFAULT_SIGNALS + " \"$@\" &", "sh"));
+        List<String> argv = new ArrayList<>(List.of(setsid, "/bin/sh", "-c", "\"$@\" &", "sh"));
         argv.addAll(command);
         return argv;
     }
