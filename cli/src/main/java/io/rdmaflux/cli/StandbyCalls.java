@@ -18,9 +18,6 @@ import java.util.function.IntConsumer;
  */
 final class StandbyCalls implements StandbyProcess.Call {
 
-    /** The tools a standby's warm-up prepares, as a call names them. */
-    private static final String[] TOOLS = {"rdsend", "rdrecv", "rdcp", "rdpipe", "rdflux"};
-
     private StandbyCalls() {
     }
 
@@ -58,10 +55,7 @@ final class StandbyCalls implements StandbyProcess.Call {
 
     @Override
     public void warmUp() {
-        for (String tool : TOOLS) {
-            // picocli reads each command's annotations: a few hundred classes' worth.
-            Main.commandLine(tool).getCommandSpec();
-        }
+        StandbyWarmUp.run();
     }
 
     @Override

@@ -15,9 +15,13 @@ import java.util.Optional;
  * Starts a standby JVM for a key: this JVM's own command line (the same java, options and jar)
  * with {@code --standby KEY IDLE_SECONDS}, its environment and working directory, stdin from
  * {@code /dev/null}, stdout and stderr discarded. Detached, and not a session leader: {@code
- * setsid sh -c '"$@" &'} puts it in a new session whose leader (that sh) exits at once, so no
- * terminal's hang-up or Ctrl-C reaches it, and it can never acquire a controlling terminal when
- * it opens a client's tty.
+ * setsid sh -c '"$@"; :'} puts it in a new session, as the child of that session's leader (the
+ * sh, which waits for it), so no terminal's hang-up or Ctrl-C reaches it, and it can never
+ * acquire a controlling terminal when it opens a client's tty. In the foreground of that sh, not
+ * in its background ({@code &}): a shell without job control starts a background command with
+ * SIGINT and SIGQUIT ignored, and a JVM that starts so ignores them for good, so the call's
+ * Ctrl-C, which its client forwards, would do nothing. (The {@code ; :} keeps sh from exec'ing
+ * the JVM in its own place, which would make the JVM the session's leader.)
  */
 public final class StandbySpawn {
 
@@ -94,9 +98,9 @@ public final class StandbySpawn {
         }
     }
 
-    /** {@code command} started in the background of a new session's leader, which exits at once. */
+    /** {@code command} run by a new session's leader, a shell that waits for it. */
     static List<String> detached(String setsid, List<String> command) {
-        List<String> argv = new ArrayList<>(List.of(setsid, "/bin/sh", "-c", "\"$@\" &", "sh"));
+        List<String> argv = new ArrayList<>(List.of(setsid, "/bin/sh", "-c", "\"$@\"; :", "sh"));
         argv.addAll(command);
         return argv;
     }

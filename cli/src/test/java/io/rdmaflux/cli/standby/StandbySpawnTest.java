@@ -1,6 +1,12 @@
 package io.rdmaflux.cli.standby;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.time.Duration;
 import java.util.List;
@@ -30,9 +36,39 @@ class StandbySpawnTest {
     }
 
     @Test
-    void detachedInANewSessionWhoseLeaderIsAShellThatLeaves() {
+    void detachedInANewSessionAsTheForegroundChildOfItsLeader() {
         assertThat(StandbySpawn.detached("/usr/bin/setsid", List.of("/j/java", "-jar", "a b.jar")))
-                .containsExactly("/usr/bin/setsid", "/bin/sh", "-c", "\"$@\" &", "sh", "/j/java", "-jar", "a b.jar");
+                .containsExactly("/usr/bin/setsid", "/bin/sh", "-c", "\"$@\"; :", "sh", "/j/java", "-jar", "a b.jar");
+    }
+
+    /**
+     * Started as a standby is (with a shell in its place that reports on itself): in a session of
+     * its own but not its leader, and SIGINT and SIGQUIT not ignored (a call's Ctrl-C must work).
+     */
+    @Test
+    void theStartedProcessIsNoSessionLeaderAndTakesSigint(@TempDir Path dir) throws Exception {
+        Optional<String> setsid = io.rdmaflux.connector.process.ProcessGroup.setsid();
+        assumeTrue(setsid.isPresent(), "setsid is installed");
+        Path report = dir.resolve("report");
+        Process p = new ProcessBuilder(StandbySpawn.detached(setsid.get(), List.of("/bin/sh", "-c",
+                        "{ cat /proc/$$/stat; grep '^SigIgn:' /proc/$$/status; } > \"$0\"", report.toString())))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        List<String> lines = Files.readAllLines(report);
+        String[] stat = lines.get(0).substring(lines.get(0).lastIndexOf(')') + 2).split(" ");
+        long pid = Long.parseLong(lines.get(0).substring(0, lines.get(0).indexOf(' ')));
+        long session = Long.parseLong(stat[3]);
+        assertThat(session).as("a session of its own").isNotEqualTo(sessionOf(ProcessHandle.current().pid()));
+        assertThat(session).as("not its leader").isNotEqualTo(pid);
+        String sigIgn = lines.stream().filter(l -> l.startsWith("SigIgn:")).findFirst().orElseThrow();
+        long ignored = Long.parseLong(sigIgn.replace("SigIgn:", "").strip(), 16);
+        assertThat(ignored & (1L << (2 - 1))).as("SIGINT not ignored").isZero();
+        assertThat(ignored & (1L << (3 - 1))).as("SIGQUIT not ignored").isZero();
+    }
+
+    private static long sessionOf(long pid) throws java.io.IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[3]);
     }
 
     @Test
