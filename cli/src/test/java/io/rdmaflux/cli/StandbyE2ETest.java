@@ -288,13 +288,14 @@ class StandbyE2ETest {
         await(what + " (pid " + pid + ") ending").atMost(LIMIT).until(() -> ProcessHandle.of(pid).isEmpty());
     }
 
-    /** The live standby JVMs of this test: "--standby" in their command line, the test's directory in their environment. */
+    /** The live standby JVMs of this test: java with "--standby" in its command line, the test's directory in its environment. */
     private List<Long> standbys() {
         List<Long> found = new ArrayList<>();
         for (long pid : MarkedProcesses.find(dir.toString())) {
             try {
                 String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"), StandardCharsets.ISO_8859_1);
-                if (cmdline.contains("\0--standby\0")) {
+                // The JVM, not the shell that leads its session (whose arguments are the JVM's command).
+                if (cmdline.contains("\0--standby\0") && cmdline.substring(0, cmdline.indexOf('\0')).endsWith("java")) {
                     found.add(pid);
                 }
             } catch (IOException gone) {

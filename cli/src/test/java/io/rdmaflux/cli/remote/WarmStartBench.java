@@ -110,7 +110,8 @@ public final class WarmStartBench {
 
     /** Ends the standby JVMs whose environment holds {@code work} (this benchmark's runtime directory). */
     static void endStandbys(Path work) {
-        ProcessHandle.allProcesses().filter(p -> p.info().arguments().map(a -> List.of(a).contains("--standby")).orElse(false))
+        ProcessHandle.allProcesses().filter(p -> p.info().arguments().map(a -> List.of(a).contains("--standby")).orElse(false)
+                        && p.info().command().map(c -> c.endsWith("java")).orElse(false))
                 .filter(p -> {
                     try {
                         return new String(Files.readAllBytes(Path.of("/proc/" + p.pid() + "/environ")),
