@@ -238,6 +238,18 @@ class StandbyE2ETest {
         assertThat(sockets()).isEmpty();
     }
 
+    /** A JVM option that writes a file: a standby, started with the same options, would write it over. */
+    @Test
+    void aJvmOptionThatWritesAFileStartsNoStandby() throws Exception {
+        Path log = dir.resolve("classes.log");
+        env.put("RDFLUX_JAVA_OPTS", "-Xlog:class+load=info:file=" + log);
+        Tool t = sh(tool("rdflux") + " --version");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(MarkedProcesses.find(dir.toString())).isEmpty();
+        assertThat(sockets()).isEmpty();
+        assertThat(Files.readString(log)).contains("io.rdmaflux.cli.Main source: ");
+    }
+
     // --- helpers ---
 
     /**
