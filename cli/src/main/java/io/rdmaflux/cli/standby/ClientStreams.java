@@ -114,7 +114,7 @@ public final class ClientStreams implements Closeable {
     }
 
     /**
-     * Where the client's fd {@code n} (0 or 1) should end: this process's offset on it when it is
+     * Where the client's fd {@code n} should end: this process's offset on it when it is
      * a regular file, else -1 (leave it alone).
      */
     public long finalOffset(int n) {

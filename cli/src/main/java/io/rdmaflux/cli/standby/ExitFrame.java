@@ -8,14 +8,18 @@ import sun.misc.Signal;
 
 /**
  * The served call's link to its client: the exit frame ({@code X}, the 4-byte status, then the
- * final offsets of fds 0 and 1 as 8 bytes each, -1 to leave one alone), and a watcher that
+ * final offsets of fds 0, 1 and 2 as 8 bytes each, -1 to leave one alone; a client that reads
+ * only the first two offsets still works, and leaves fd 2's offset behind), and a watcher that
  * raises SIGTERM on this process when the client goes away before it (killed: its socket
  * closes), so the call ends as a killed cold process would, its partial output removed.
  */
 final class ExitFrame {
 
-    /** The frame's size: X, status, two offsets. */
-    static final int SIZE = 1 + 4 + 8 + 8;
+    /**
+     * The frame's size: X, status, three offsets. fd 2 too: a {@code 2>log} is a regular file
+     * whose offset the next command writing there must find after this call's messages.
+     */
+    static final int SIZE = 1 + 4 + 8 + 8 + 8;
 
     private final SocketChannel client;
     private final ClientStreams streams;
@@ -57,14 +61,14 @@ final class ExitFrame {
             return;
         }
         try {
-            StandbyProcess.write(client, frame(code, streams.finalOffset(0), streams.finalOffset(1)));
+            StandbyProcess.write(client, frame(code, streams.finalOffset(0), streams.finalOffset(1), streams.finalOffset(2)));
         } catch (IOException e) {
             // the client is gone: no one waits for the status
         }
     }
 
     /** The frame's bytes. */
-    static byte[] frame(int code, long pos0, long pos1) {
-        return ByteBuffer.allocate(SIZE).put((byte) 'X').putInt(code).putLong(pos0).putLong(pos1).array();
+    static byte[] frame(int code, long pos0, long pos1, long pos2) {
+        return ByteBuffer.allocate(SIZE).put((byte) 'X').putInt(code).putLong(pos0).putLong(pos1).putLong(pos2).array();
     }
 }

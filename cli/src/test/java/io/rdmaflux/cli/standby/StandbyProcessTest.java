@@ -49,7 +49,7 @@ class StandbyProcessTest {
         Path fd = Files.createDirectories(proc.resolve(Long.toString(PID)).resolve("fd"));
         Files.writeString(fd.resolve("0"), "abcdefgh");
         Files.writeString(fd.resolve("1"), "kept:");
-        Files.writeString(fd.resolve("2"), "");
+        Files.writeString(fd.resolve("2"), "was");
     }
 
     /** The call: 3 bytes from stdin to stdout, then "data", then the exit status 7. */
@@ -67,6 +67,7 @@ class StandbyProcessTest {
                 FileOutputStream out = new FileOutputStream(streams.fd(1));
                 out.write(three);
                 out.write("data".getBytes(StandardCharsets.US_ASCII));
+                new FileOutputStream(streams.fd(2)).write("said".getBytes(StandardCharsets.US_ASCII));
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
@@ -124,10 +125,12 @@ class StandbyProcessTest {
             assertThat(x.getInt()).isEqualTo(7);
             assertThat(x.getLong()).as("stdin's final offset").isEqualTo(5);
             assertThat(x.getLong()).as("stdout's final offset").isEqualTo(12);
+            assertThat(x.getLong()).as("stderr's final offset").isEqualTo(3 + 4);
         }
         assertThat(standby.get(30, TimeUnit.SECONDS)).isZero();
         assertThat(served.get().argv()).containsExactly("rdsend", "host");
         assertThat(Files.readString(proc.resolve(PID + "/fd/1"))).isEqualTo("kept:cdedata");
+        assertThat(Files.readString(proc.resolve(PID + "/fd/2"))).as("appended").isEqualTo("wassaid");
     }
 
     @Test
