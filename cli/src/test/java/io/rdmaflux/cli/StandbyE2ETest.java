@@ -238,6 +238,34 @@ class StandbyE2ETest {
         assertThat(sockets()).isEmpty();
     }
 
+    /** The standby writes stderr through its own open of the file: the shell's offset still ends after its messages. */
+    @Test
+    void aServedCallsMessagesStayBeforeWhatTheShellWritesNextOnStderr() throws Exception {
+        Tool warmUp = sh(tool("rdsend") + " --version");
+        assertThat(warmUp.exitCode(LIMIT)).as(warmUp.err()).isZero();
+        long standby = awaitStandbys(1).get(0);
+        Path log = dir.resolve("log");
+        Tool t = sh("{ " + tool("rdsend") + " --no-such-option 127.0.0.1 1 k; echo done >&2; } 2> " + log);
+        assertThat(t.exitCode(LIMIT)).isZero();
+        awaitEnd(standby, "the standby that served the call");
+        assertThat(Files.readAllLines(log)).hasSizeGreaterThan(1).last().isEqualTo("done");
+        assertThat(Files.readString(log)).startsWith("rdsend: ");
+    }
+
+    /** A standby inherits the ignored signals of the run that started it: a call that ignores SIGINT is another context. */
+    @Test
+    void aCallThatIgnoresSigintIsNotServedByAStandbyThatDoesNot() throws Exception {
+        Tool first = sh(tool("rdflux") + " --version");
+        assertThat(first.exitCode(LIMIT)).as(first.err()).isZero();
+        long standby = awaitStandbys(1).get(0);
+        String socket = onlySocket();
+        Tool ignoring = sh("trap '' INT; " + tool("rdflux") + " --version");
+        assertThat(ignoring.exitCode(LIMIT)).as(ignoring.err()).isZero();
+        assertThat(out(ignoring)).startsWith("rdma-flux ");
+        assertThat(Files.exists(standbyDir.resolve(socket), LinkOption.NOFOLLOW_LINKS)).as("not served").isTrue();
+        assertThat(ProcessHandle.of(standby)).isPresent();
+    }
+
     /** A JVM option that writes a file: a standby, started with the same options, would write it over. */
     @Test
     void aJvmOptionThatWritesAFileStartsNoStandby() throws Exception {
