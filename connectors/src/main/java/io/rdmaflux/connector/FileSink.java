@@ -130,7 +130,12 @@ public final class FileSink implements Sink {
     }
 
     private static Plan plan(Path path, boolean append) {
-        Path abs = path.toAbsolutePath();
+        Path abs;
+        try {
+            abs = StandardStreams.resolve(path).toAbsolutePath();  // a served call's /dev/stdout: its caller's
+        } catch (StandardStreams.NotPassed e) {
+            throw ConnectorException.sink(Reason.IO, "cannot write " + path + ": " + e.getMessage(), e);
+        }
         try {
             abs = danglingTarget(abs);
         } catch (IOException e) {

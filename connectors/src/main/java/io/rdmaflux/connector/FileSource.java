@@ -44,6 +44,8 @@ public final class FileSource implements Source {
             "configfs", "efivarfs", "cgroup", "cgroup2", "pstore", "bpf");
 
     private final Path path;
+    /** What is opened: {@code path}, or in a served call the caller's stream it names. */
+    private final Path opened;
     /** What a regular file was when the source was made; null for other files. */
     private final Snapshot snapshot;
     /** A made-up file (/proc, /sys): read from its start to its end, whatever size it claims. */
@@ -54,8 +56,9 @@ public final class FileSource implements Source {
     private record Snapshot(long size, FileTime modified, Object key) {
     }
 
-    private FileSource(Path path, Snapshot snapshot, boolean pseudo, SourceOptions options) {
+    private FileSource(Path path, Path opened, Snapshot snapshot, boolean pseudo, SourceOptions options) {
         this.path = path;
+        this.opened = opened;
         this.snapshot = snapshot;
         this.pseudo = pseudo;
         this.options = options;
@@ -75,26 +78,33 @@ public final class FileSource implements Source {
     public static FileSource of(Path path, SourceOptions options) {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
-        if (!Files.exists(path)) {
+        Path opened;
+        try {
+            // A served call's /dev/stdin is its caller's; messages keep naming the user's path.
+            opened = StandardStreams.resolve(path);
+        } catch (StandardStreams.NotPassed e) {
+            throw ConnectorException.source(Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+        }
+        if (!Files.exists(opened)) {
             throw ConnectorException.source(Reason.NOT_FOUND, "cannot read " + path + ": no such file or directory", null);
         }
-        if (Files.isDirectory(path)) {
+        if (Files.isDirectory(opened)) {
             throw ConnectorException.source(Reason.NOT_A_FILE, "cannot read " + path + ": is a directory", null);
         }
         Snapshot snapshot = null;
-        boolean pseudo = Files.isRegularFile(path) && pseudo(path);
-        if (Files.isRegularFile(path) && !pseudo) {
+        boolean pseudo = Files.isRegularFile(opened) && pseudo(opened);
+        if (Files.isRegularFile(opened) && !pseudo) {
             // Opening is the only reliable permission check (root, ACLs, read-only mounts).
-            try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ)) {
-                BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
+            try (FileChannel c = FileChannel.open(opened, StandardOpenOption.READ)) {
+                BasicFileAttributes a = Files.readAttributes(opened, BasicFileAttributes.class);
                 snapshot = new Snapshot(c.size(), a.lastModifiedTime(), a.fileKey());
             } catch (IOException | SecurityException e) {
                 throw IoErrors.source(path.toString(), e);
             }
-        } else if (!Files.isReadable(path)) {
+        } else if (!Files.isReadable(opened)) {
             throw ConnectorException.source(Reason.PERMISSION_DENIED, "cannot read " + path + ": permission denied", null);
         }
-        return new FileSource(path, snapshot, pseudo, options);
+        return new FileSource(path, opened, snapshot, pseudo, options);
     }
 
     private static boolean pseudo(Path path) {
@@ -107,7 +117,7 @@ public final class FileSource implements Source {
 
     /** This source with other options. */
     public FileSource withOptions(SourceOptions options) {
-        return new FileSource(path, snapshot, pseudo, Objects.requireNonNull(options));
+        return new FileSource(path, opened, snapshot, pseudo, Objects.requireNonNull(options));
     }
 
     /** The file read. */
@@ -119,15 +129,15 @@ public final class FileSource implements Source {
     public Flux<Chunk> open() {
         return ReadLoop.flux(path.toString(), () -> {
             if (snapshot != null) {
-                return PositionalReader.of(FileChannel.open(path, StandardOpenOption.READ), snapshot.size(),
+                return PositionalReader.of(FileChannel.open(opened, StandardOpenOption.READ), snapshot.size(),
                         this::verifyUnchanged);
             }
             if (pseudo) {
-                return PositionalReader.of(FileChannel.open(path, StandardOpenOption.READ), Long.MAX_VALUE,
+                return PositionalReader.of(FileChannel.open(opened, StandardOpenOption.READ), Long.MAX_VALUE,
                         (channel, read) -> { });
             }
             // Opening a FIFO blocks until a writer comes; this runs on the scheduler.
-            FileInputStream in = new FileInputStream(path.toFile());
+            FileInputStream in = new FileInputStream(opened.toFile());
             return ChunkReader.sequential(in.getChannel(), in, true);
         }, options);
     }
@@ -138,7 +148,7 @@ public final class FileSource implements Source {
             throw ConnectorException.source(Reason.IO, "cannot read " + path + ": the file shrank while it was sent ("
                     + snapshot.size() + " bytes announced, it ended after " + read + ")", null);
         }
-        BasicFileAttributes now = Files.readAttributes(path, BasicFileAttributes.class);
+        BasicFileAttributes now = Files.readAttributes(opened, BasicFileAttributes.class);
         String change = channel.size() != snapshot.size() || now.size() != snapshot.size()
                 ? "its size went from " + snapshot.size() + " to " + Math.max(channel.size(), now.size()) + " bytes"
                 : !Objects.equals(now.fileKey(), snapshot.key()) ? "another file took its name"

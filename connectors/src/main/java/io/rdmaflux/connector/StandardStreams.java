@@ -2,10 +2,14 @@ package io.rdmaflux.connector;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Where this process's standard input, output and error are: the one place the tools ask, so
@@ -88,5 +92,97 @@ public final class StandardStreams {
     /** Whether the streams are this process's own descriptors 0, 1 and 2 (a cold run). */
     public static boolean own() {
         return current == OWN;
+    }
+
+    /** Links followed at most, as the kernel does (ELOOP past 40). */
+    private static final int MAX_HOPS = 40;
+    private static final Pattern FD_PATH = Pattern.compile(
+            "/(?:dev/fd|proc/(?:self|thread-self|(\\d+)(?:/task/\\d+)?)/fd)/(\\d+)");
+
+    /**
+     * The path to open for a file the user named, {@code path} itself in a cold run. While a
+     * call is served ({@link #use}), a path that names, or reaches through symbolic links, a
+     * standard stream of this process ({@code /dev/stdin}, {@code /dev/stdout}, {@code /dev/stderr},
+     * {@code /dev/fd/N}, {@code /proc/self/fd/N}, {@code /proc/thread-self/fd/N},
+     * {@code /proc/<this pid>/fd/N}) means the caller's stream, not this process's own
+     * descriptor (the standby's /dev/null): the holder's path of that stream is returned. The
+     * links are followed one at a time, lexically, at most 40.
+     *
+     * @throws NotPassed when the path reaches a descriptor above 2, which a served call does not have
+     */
+    public static Path resolve(Path path) throws NotPassed {
+        if (own()) {
+            return path;
+        }
+        Path p = path.toAbsolutePath().normalize();
+        for (int hops = 0; hops <= MAX_HOPS && p.getParent() != null; hops++) {
+            // The name as written, then with its directory's links resolved (/dev/fd is one).
+            Path q = parent(p).resolve(p.getFileName());
+            int fd = Math.max(descriptor(p), descriptor(q));
+            if (fd > 2) {
+                throw new NotPassed(fd);
+            }
+            if (fd >= 0) {
+                return path(fd);
+            }
+            if (!Files.isSymbolicLink(q)) {
+                return path;
+            }
+            try {
+                p = q.getParent().resolve(Files.readSymbolicLink(q)).normalize();
+            } catch (IOException | UnsupportedOperationException e) {
+                return path;  // opening it then fails (or not) as it would in a cold run
+            }
+        }
+        return path;
+    }
+
+    /** The real path of {@code p}'s directory (a link on the way, as /dev/fd is), else its lexical one. */
+    private static Path parent(Path p) {
+        Path dir = p.getParent();
+        try {
+            return dir.toRealPath();
+        } catch (IOException e) {
+            return dir;
+        }
+    }
+
+    /** The descriptor of this process that {@code p} names, or -1. */
+    private static int descriptor(Path p) {
+        String s = p.toString();
+        switch (s) {
+            case "/dev/stdin":
+                return 0;
+            case "/dev/stdout":
+                return 1;
+            case "/dev/stderr":
+                return 2;
+            default:
+                break;
+        }
+        Matcher m = FD_PATH.matcher(s);
+        if (!m.matches() || m.group(1) != null && Long.parseLong(m.group(1)) != ProcessHandle.current().pid()) {
+            return -1;
+        }
+        try {
+            return Integer.parseInt(m.group(2));
+        } catch (NumberFormatException e) {
+            return Integer.MAX_VALUE;
+        }
+    }
+
+    /**
+     * A file the user named is a descriptor above 2 of the calling process ({@code /dev/fd/63}
+     * of a shell's {@code <(...)}): only descriptors 0, 1 and 2 are passed to a process that
+     * serves a call, so the call fails with this one line rather than read or write another file.
+     */
+    public static final class NotPassed extends IOException {
+
+        private static final long serialVersionUID = 1L;
+
+        NotPassed(int fd) {
+            super("descriptor " + (fd == Integer.MAX_VALUE ? "N" : String.valueOf(fd))
+                    + " of the calling process is not passed to its standby JVM (RDFLUX_STANDBY=no runs the tool on its own)");
+        }
     }
 }

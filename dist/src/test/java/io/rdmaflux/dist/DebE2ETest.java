@@ -42,6 +42,9 @@ class DebE2ETest {
             assertThat(lines).anyMatch(l -> l.startsWith("-rwxr-xr-x root/root ") && l.endsWith(" ./opt/rdflux/bin/" + t));
             assertThat(lines).anyMatch(l -> l.startsWith("l") && l.endsWith(" ./usr/bin/" + t + " -> /opt/rdflux/bin/" + t));
         }
+        for (String helper : List.of("rdflux-launch", "rdflux-warm-client", "rdflux-standby-client", "rdflux-askpass")) {
+            assertThat(lines).anyMatch(l -> l.startsWith("-rwxr-xr-x root/root ") && l.endsWith(" ./opt/rdflux/bin/" + helper));
+        }
         assertThat(lines).anyMatch(l -> l.startsWith("-rwxr-xr-x root/root ") && l.endsWith(" ./opt/rdflux/runtime/bin/java"));
         assertThat(lines).anyMatch(l -> l.startsWith("-rw-r--r-- root/root ") && l.endsWith(" ./opt/rdflux/lib/rdma-flux.jar"));
         assertThat(lines).anyMatch(l -> l.endsWith(" ./opt/rdflux/install.sh"));

@@ -42,6 +42,7 @@ final class Installed {
             // (the parent pom); a test that wants sharing says so in env.
             e.put("RDFLUX_SSH_SHARE", "no");
             e.put("RDFLUX_WARM_AGENT", "no");   // the same for the warm agent's daemon
+            e.put("RDFLUX_STANDBY", "no");      // and for the standby JVM a call leaves
             e.putAll(env);
             return new Installed(pb.start(), logs.resolve("out"), logs.resolve("err"));
         } catch (IOException e) {

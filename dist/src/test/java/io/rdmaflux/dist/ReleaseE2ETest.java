@@ -102,6 +102,15 @@ class ReleaseE2ETest {
         }
     }
 
+    /** What the launchers run besides the JVM: the warm agent's and the standby JVM's clients, ssh's askpass. */
+    @Test
+    void theLaunchersHelpersAreInTheReleaseAndInstalledExecutable() {
+        for (String helper : List.of("rdflux-launch", "rdflux-warm-client", "rdflux-standby-client", "rdflux-askpass")) {
+            assertThat(unpacked.resolve("bin").resolve(helper)).as(helper).isRegularFile().isExecutable();
+            assertThat(prefix.resolve("lib/rdflux/bin").resolve(helper)).as(helper).isRegularFile().isExecutable();
+        }
+    }
+
     @Test
     void installShRecordsTheStartUpArchiveForTheInstalledJar() throws IOException {
         Path lib = prefix.resolve("lib/rdflux/lib");

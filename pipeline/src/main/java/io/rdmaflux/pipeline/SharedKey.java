@@ -1,5 +1,6 @@
 package io.rdmaflux.pipeline;
 
+import io.rdmaflux.connector.StandardStreams;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -42,7 +43,8 @@ public final class SharedKey {
      */
     public static byte[] fromFile(Path file) {
         byte[] bytes;
-        try (InputStream in = Files.newInputStream(file)) {
+        // A served call's /dev/stdin is its caller's (StandardStreams); messages name the user's path.
+        try (InputStream in = Files.newInputStream(StandardStreams.resolve(file))) {
             // Two bytes more than a key: room for its "\r\n", and one more tells a longer file.
             bytes = in.readNBytes(MAX_FILE_KEY + 3);
         } catch (NoSuchFileException e) {

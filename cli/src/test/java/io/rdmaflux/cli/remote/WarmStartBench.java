@@ -13,9 +13,11 @@ import java.util.Map;
 /**
  * {@code scripts/bench-remote-start --warm}: rdcp of a 3-byte file to the loopback sshd with a
  * cold remote agent (a JVM per call) and with the warm agent (a daemon that a first call left),
- * each with and without a shared ssh connection, against scp with and without a master; medians
- * of ROUNDS, steps interleaved round by round. Not a test: a benchmark, run by hand. Ends the
- * daemon it made.
+ * each with and without a shared ssh connection, and with the warm agent, the shared connection
+ * and the local standby JVM (the default: all three levers), against scp with and without a
+ * master; medians of ROUNDS, steps interleaved round by round. The standby's step waits, untimed,
+ * for a standby to wait (as a user's next call, seconds later, finds one). Not a test: a
+ * benchmark, run by hand. Ends the daemon and the standbys it made.
  */
 public final class WarmStartBench {
 
@@ -45,11 +47,16 @@ public final class WarmStartBench {
             steps.put("scp", () -> run(plus(List.of("scp", "-q", "-F", sshd.sshConfig().toString()), file.toString(),
                     "h1:" + dest + "/scp"), Map.of()));
             steps.put("scp through a master", () -> run(plus(master, file.toString(), "h1:" + dest + "/scp2"), Map.of()));
-            steps.put("rdcp, cold agent, no sharing", () -> run(rdcp, env(runtime, "no", "no", warmDir)));
-            steps.put("rdcp, cold agent, shared ssh connection", () -> run(rdcp, env(runtime, "5m", "no", warmDir)));
-            steps.put("rdcp, warm agent, no sharing", () -> run(rdcp, env(runtime, "no", "5m", warmDir)));
-            steps.put("rdcp, warm agent, shared ssh connection (the default)",
-                    () -> run(rdcp, env(runtime, "5m", "5m", warmDir)));
+            steps.put("rdcp, cold agent, no sharing", () -> run(rdcp, env(runtime, "no", "no", warmDir, "no")));
+            steps.put("rdcp, cold agent, shared ssh connection", () -> run(rdcp, env(runtime, "5m", "no", warmDir, "no")));
+            steps.put("rdcp, warm agent, no sharing", () -> run(rdcp, env(runtime, "no", "5m", warmDir, "no")));
+            steps.put("rdcp, warm agent, shared ssh connection",
+                    () -> run(rdcp, env(runtime, "5m", "5m", warmDir, "no")));
+            Path standbys = runtime.resolve("rdflux/standby");
+            steps.put("rdcp, warm agent, shared connection, standby JVM (the default)", () -> {
+                awaitStandby(standbys);
+                return run(rdcp, env(runtime, "5m", "5m", warmDir, "5m"));
+            });
             for (Step s : steps.values()) {
                 s.ms();   // warm the caches, start the master and the daemon
             }
@@ -71,6 +78,7 @@ public final class WarmStartBench {
             ProcessHandle.allProcesses().filter(p -> p.info().arguments()
                     .map(a -> List.of(a).contains("--daemon") && List.of(a).contains(warmDir.toString())).orElse(false))
                     .forEach(ProcessHandle::destroy);
+            endStandbys(work);
             try (var walk = Files.walk(work)) {
                 walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
@@ -81,9 +89,37 @@ public final class WarmStartBench {
         long ms() throws Exception;
     }
 
-    private static Map<String, String> env(Path runtime, String share, String warm, Path warmDir) {
+    private static Map<String, String> env(Path runtime, String share, String warm, Path warmDir, String standby) {
         return Map.of(SshSharing.ENV, share, "XDG_RUNTIME_DIR", runtime.toString(), WarmAgents.ENV, warm,
-                WarmAgents.DIR_ENV, warmDir.toString());
+                WarmAgents.DIR_ENV, warmDir.toString(), "RDFLUX_STANDBY", standby);
+    }
+
+    /** Waits (at most a minute, untimed) for a standby's socket in {@code dir}: the first call leaves it. */
+    static void awaitStandby(Path dir) throws IOException, InterruptedException {
+        for (int i = 0; i < 600; i++) {
+            if (Files.isDirectory(dir)) {
+                try (var socks = Files.list(dir)) {
+                    if (socks.anyMatch(p -> p.getFileName().toString().endsWith(".sock"))) {
+                        return;
+                    }
+                }
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Ends the standby JVMs whose environment holds {@code work} (this benchmark's runtime directory). */
+    static void endStandbys(Path work) {
+        ProcessHandle.allProcesses().filter(p -> p.info().arguments().map(a -> List.of(a).contains("--standby")).orElse(false)
+                        && p.info().command().map(c -> c.endsWith("java")).orElse(false))
+                .filter(p -> {
+                    try {
+                        return new String(Files.readAllBytes(Path.of("/proc/" + p.pid() + "/environ")),
+                                java.nio.charset.StandardCharsets.UTF_8).contains(work.toString());
+                    } catch (IOException gone) {
+                        return false;
+                    }
+                }).forEach(ProcessHandle::destroy);
     }
 
     private static List<String> plus(List<String> argv, String... more) {

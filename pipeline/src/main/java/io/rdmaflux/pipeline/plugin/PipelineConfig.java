@@ -3,6 +3,7 @@ package io.rdmaflux.pipeline.plugin;
 import io.rdmaflux.codec.CodecChain;
 import io.rdmaflux.codec.CodecSpec;
 import io.rdmaflux.connector.Filter;
+import io.rdmaflux.connector.StandardStreams;
 import io.rdmaflux.pipeline.Pipeline;
 import io.rdmaflux.pipeline.PipelineSink;
 import io.rdmaflux.pipeline.PipelineSource;
@@ -109,7 +110,9 @@ public final class PipelineConfig {
     }
 
     /** The file as text; one that is not UTF-8 fails with the offset of its first bad byte (as a person fixes it). */
-    private static String readUtf8(Path file) throws IOException {
+    private static String readUtf8(Path named) throws IOException {
+        // A served call's /dev/stdin is its caller's; messages name the user's path (the caller's).
+        Path file = StandardStreams.resolve(named);
         // Checked before opening: opening a FIFO blocks until a writer comes.
         if (Files.exists(file) && !Files.isRegularFile(file)) {
             throw new IOException(Files.isDirectory(file) ? "is a directory" : "not a regular file");
@@ -119,7 +122,7 @@ public final class PipelineConfig {
             bytes = in.readNBytes(MAX_FILE_BYTES + 1);
         }
         if (bytes.length > MAX_FILE_BYTES) {
-            throw new ConfigException(List.of(new ConfigError(file.toString(), 0, null,
+            throw new ConfigException(List.of(new ConfigError(named.toString(), 0, null,
                     "too large for a pipeline file (over " + (MAX_FILE_BYTES >> 20) + " MiB)")));
         }
         ByteBuffer in = ByteBuffer.wrap(bytes);
