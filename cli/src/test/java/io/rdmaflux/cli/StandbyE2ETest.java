@@ -104,6 +104,24 @@ class StandbyE2ETest {
     }
 
     /**
+     * Files named {@code /dev/stdout} and {@code /dev/stdin} (here through a link) are the
+     * client's streams, not the standby's own descriptors (its /dev/null): before the fix the
+     * received bytes were lost and the sender sent nothing.
+     */
+    @Test
+    void aServedPairNamingDevStdoutAndDevStdinUsesTheClientsStreams() throws Exception {
+        Path in = Files2.random(dir.resolve("in.bin"), 10_000, 5);   // within a pipe's buffer: stdout is read at the end
+        Files.createSymbolicLink(dir.resolve("input"), Path.of("/dev/stdin"));
+        List<Long> waiting = twoStandbys();
+        Tool r = sh(tool("rdrecv") + " 0 k /dev/stdout");
+        Tool s = sh(tool("rdsend") + " 127.0.0.1 " + r.listeningPort() + " k input < " + in);
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
+        assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
+        assertThat(r.process.getInputStream().readAllBytes()).isEqualTo(Files.readAllBytes(in));
+        assertServed(waiting);
+    }
+
+    /**
      * The standby writes through a file description of its own: the client's, shared with the
      * shell, ends where a cold process would have left it, so what the shell writes next follows.
      */
