@@ -121,6 +121,19 @@ class StandbyE2ETest {
         assertServed(waiting);
     }
 
+    /** A shell's {@code <(...)} as FILE ({@code /dev/fd/63}): the caller's descriptor, open in its client. */
+    @Test
+    void aServedCallReadsTheCallersProcessSubstitution() throws Exception {
+        Path in = Files2.random(dir.resolve("in.bin"), 10_000, 6);
+        List<Long> waiting = twoStandbys();
+        Tool r = sh(tool("rdrecv") + " 0 k /dev/stdout");
+        Tool s = sh(tool("rdsend") + " 127.0.0.1 " + r.listeningPort() + " k <(cat " + in + ")");
+        assertThat(s.exitCode(LIMIT)).as("rdsend: %s", s.err()).isZero();
+        assertThat(r.exitCode(LIMIT)).as("rdrecv: %s", r.err()).isZero();
+        assertThat(r.process.getInputStream().readAllBytes()).isEqualTo(Files.readAllBytes(in));
+        assertServed(waiting);
+    }
+
     /**
      * The standby writes through a file description of its own: the client's, shared with the
      * shell, ends where a cold process would have left it, so what the shell writes next follows.

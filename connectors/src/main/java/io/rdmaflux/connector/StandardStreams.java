@@ -105,10 +105,13 @@ public final class StandardStreams {
      * standard stream of this process ({@code /dev/stdin}, {@code /dev/stdout}, {@code /dev/stderr},
      * {@code /dev/fd/N}, {@code /proc/self/fd/N}, {@code /proc/thread-self/fd/N},
      * {@code /proc/<this pid>/fd/N}) means the caller's stream, not this process's own
-     * descriptor (the standby's /dev/null): the holder's path of that stream is returned. The
+     * descriptor (the standby's /dev/null): the holder's path of that stream is returned. A
+     * descriptor above 2 ({@code /dev/fd/63} of a shell's {@code <(...)}, {@code --key-file
+     * <(pass show key)}) is the caller's own, open in the client that waits for the call: its
+     * {@code /proc/PID/fd/N}, which opens as {@code /dev/fd/N} would have in a fresh process. The
      * links are followed one at a time, lexically, at most 40.
      *
-     * @throws NotPassed when the path reaches a descriptor above 2, which a served call does not have
+     * @throws NotPassed when the path reaches a descriptor of the caller that cannot be named
      */
     public static Path resolve(Path path) throws NotPassed {
         if (own()) {
@@ -120,7 +123,7 @@ public final class StandardStreams {
             Path q = parent(p).resolve(p.getFileName());
             int fd = Math.max(descriptor(p), descriptor(q));
             if (fd > 2) {
-                throw new NotPassed(fd);
+                return callerDescriptor(fd);
             }
             if (fd >= 0) {
                 return path(fd);
@@ -135,6 +138,19 @@ public final class StandardStreams {
             }
         }
         return path;
+    }
+
+    /**
+     * The caller's descriptor {@code fd}, beside its standard streams in its {@code /proc/PID/fd}
+     * (the client keeps every descriptor it was given open while the call runs).
+     */
+    private static Path callerDescriptor(int fd) throws NotPassed {
+        Path dir = path(0).getParent();
+        if (fd == Integer.MAX_VALUE || dir == null || !dir.getFileName().toString().equals("fd")
+                || dir.equals(Path.of("/proc/self/fd"))) {
+            throw new NotPassed(fd);
+        }
+        return dir.resolve(Integer.toString(fd));
     }
 
     /** The real path of {@code p}'s directory (a link on the way, as /dev/fd is), else its lexical one. */
@@ -172,9 +188,9 @@ public final class StandardStreams {
     }
 
     /**
-     * A file the user named is a descriptor above 2 of the calling process ({@code /dev/fd/63}
-     * of a shell's {@code <(...)}): only descriptors 0, 1 and 2 are passed to a process that
-     * serves a call, so the call fails with this one line rather than read or write another file.
+     * A file the user named is a descriptor of the calling process that a served call cannot
+     * name (a number too large to be one): the call fails with this one line rather than read
+     * or write another file.
      */
     public static final class NotPassed extends IOException {
 
@@ -182,7 +198,7 @@ public final class StandardStreams {
 
         NotPassed(int fd) {
             super("descriptor " + (fd == Integer.MAX_VALUE ? "N" : String.valueOf(fd))
-                    + " of the calling process is not passed to its standby JVM (RDFLUX_STANDBY=no runs the tool on its own)");
+                    + " of the calling process cannot be reached by its standby JVM (RDFLUX_STANDBY=no runs the tool on its own)");
         }
     }
 }

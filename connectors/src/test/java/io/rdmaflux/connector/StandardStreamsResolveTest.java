@@ -100,17 +100,36 @@ class StandardStreamsResolveTest {
     }
 
     @Test
-    void aDescriptorAboveTwoFailsWithOneLineNamingTheUsersPath() throws Exception {
+    void aDescriptorAboveTwoIsTheCallersOwnAndOnlyANumberNoDescriptorCanHaveFails() throws Exception {
         served();
-        assertThatThrownBy(() -> StandardStreams.resolve(Path.of("/dev/fd/3")))
-                .isInstanceOf(StandardStreams.NotPassed.class).hasMessageContaining("descriptor 3");
-        Path link = Files.createSymbolicLink(dir.resolve("three"), Path.of("/proc/self/fd/63"));
-        assertThatThrownBy(() -> StandardStreams.resolve(link)).hasMessageContaining("descriptor 63");
-        assertThatThrownBy(() -> FileSink.of(link)).isInstanceOf(ConnectorException.class)
-                .hasMessageStartingWith("cannot write " + link + ": descriptor 63 of the calling process")
+        assertThat(StandardStreams.resolve(Path.of("/dev/fd/3"))).isEqualTo(Path.of("/proc/4242/fd/3"));
+        Path link = Files.createSymbolicLink(dir.resolve("sixty-three"), Path.of("/proc/self/fd/63"));
+        assertThat(StandardStreams.resolve(link)).isEqualTo(Path.of("/proc/4242/fd/63"));
+        Path huge = Path.of("/dev/fd/99999999999");
+        assertThatThrownBy(() -> StandardStreams.resolve(huge)).isInstanceOf(StandardStreams.NotPassed.class)
+                .hasMessageContaining("descriptor N");
+        assertThatThrownBy(() -> FileSource.of(huge)).isInstanceOf(ConnectorException.class)
+                .hasMessageStartingWith("cannot read " + huge + ": descriptor N of the calling process")
                 .hasMessageNotContaining("\n");
-        assertThatThrownBy(() -> FileSource.of(Path.of("/dev/fd/5"))).isInstanceOf(ConnectorException.class)
-                .hasMessageStartingWith("cannot read /dev/fd/5: descriptor 5 of the calling process");
+    }
+
+    /**
+     * A shell's {@code <(...)}: the caller's descriptor 3, a file it opened ({@code exec 3<}), is
+     * what a served call reads as {@code /dev/fd/3}, not this JVM's descriptor 3 (before: the call
+     * failed, and {@code --key-file <(pass show key)} with it).
+     */
+    @Test
+    void aServedCallReadsTheCallersDescriptorThree() throws Exception {
+        Path file = Files.writeString(dir.resolve("three.txt"), "the caller's fd 3");
+        client = new ProcessBuilder("sh", "-c", "exec 3<\"$0\"; exec sleep 60", file.toString()).start();
+        Path fd = Path.of("/proc/" + client.pid() + "/fd");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> Files.isSymbolicLink(fd.resolve("3")) && Files.readSymbolicLink(fd.resolve("3")).equals(file));
+        StandardStreams.use(java.io.FileDescriptor.in, java.io.FileDescriptor.out, java.io.FileDescriptor.err,
+                fd.resolve("0"), fd.resolve("1"), fd.resolve("2"));
+        Path opened = StandardStreams.resolve(Path.of("/dev/fd/3"));
+        assertThat(opened).isEqualTo(fd.resolve("3"));
+        assertThat(Files.readString(opened)).isEqualTo("the caller's fd 3");
     }
 
     /**
