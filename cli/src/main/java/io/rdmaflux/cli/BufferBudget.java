@@ -62,24 +62,11 @@ final class BufferBudget {
                     + Meter.human(limit) + "): use a smaller --frame-size or fewer --slots, or raise the limit with "
                     + "RDFLUX_JAVA_OPTS=-XX:MaxDirectMemorySize=" + ((need >> 30) + 1) + "g");
         }
-        long ram = physicalMemory();
+        long ram = io.rdmaflux.cli.remote.HostMemory.total();
         if (ram > 0 && need > ram / 4 * 3) {
             throw new UsageException(what + " needs about " + Meter.human(need) + " of buffer memory, more than 3/4 of this "
                     + "machine's " + Meter.human(ram) + ": use a smaller --frame-size or fewer --slots");
         }
     }
 
-    /** MemTotal from /proc/meminfo, or 0 when unknown. */
-    private static long physicalMemory() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-                if (line.startsWith("MemTotal:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // Not Linux: the JVM's limit is the only check.
-        }
-        return 0;
-    }
 }

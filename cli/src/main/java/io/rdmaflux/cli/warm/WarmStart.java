@@ -81,20 +81,6 @@ public final class WarmStart {
         }
     }
 
-    /** MemTotal from /proc/meminfo, or 0 when unknown. */
-    private static long physicalMemory() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-                if (line.startsWith("MemTotal:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // Unknown: no cap from it.
-        }
-        return 0;
-    }
-
     /** Whether a daemon holds the place's lock now (a race with one starting is settled by its own lock). */
     private static boolean held(WarmPlace place) {
         if (!Files.exists(place.lock())) {
@@ -116,7 +102,7 @@ public final class WarmStart {
         if (setting != null && setting.strip().matches("[0-9]{1,2}")) {
             n = Math.max(1, Math.min(MAX_SESSIONS, Integer.parseInt(setting.strip())));
         }
-        long ram = physicalMemory();
+        long ram = io.rdmaflux.cli.remote.HostMemory.total();
         long one = DirectMemory.limit();
         if (ram > 0 && one > 0) {
             n = (int) Math.max(1, Math.min(n, ram / 4 * 3 / one));
