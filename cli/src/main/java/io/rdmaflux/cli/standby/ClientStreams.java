@@ -14,6 +14,7 @@ import java.io.PrintStream;
 import java.io.RandomAccessFile;
 import java.nio.channels.FileChannel;
 import java.nio.charset.Charset;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,6 +48,9 @@ public final class ClientStreams implements Closeable {
         try {
             for (Fd fd : context.fds()) {
                 Path p = fdDir.resolve(Integer.toString(fd.number()));
+                if (fd.kind() == Kind.PIPE) {
+                    checkAnonymous(p);
+                }
                 paths.add(p);
                 fds.add(fd.number() == 0 ? openRead(p, fd, opened) : openWrite(p, fd, opened));
             }
@@ -55,6 +59,19 @@ public final class ClientStreams implements Closeable {
             throw e;
         }
         return new ClientStreams(List.copyOf(paths), List.copyOf(fds), opened, context.fds());
+    }
+
+    /**
+     * Opening a named FIFO again waits for a process at its other end, which may never come
+     * (its writer wrote and left; the client's descriptor still holds the data): this process
+     * would hang in open(2) for good. Only a shell's anonymous pipe ({@code pipe:[N]}), which
+     * opens at once, is taken; for a FIFO the client runs the JVM itself.
+     */
+    private static void checkAnonymous(Path p) throws IOException {
+        String target = Files.readSymbolicLink(p).toString();
+        if (!target.startsWith("pipe:")) {
+            throw new IOException(p + " is a named FIFO (" + target + "), which a standby does not open");
+        }
     }
 
     private static FileDescriptor openRead(Path p, Fd fd, List<Closeable> opened) throws IOException {

@@ -76,7 +76,11 @@ class StandbyProcessTest {
     }
 
     private CompletableFuture<Integer> standby(Duration idle) {
-        StandbyProcess p = new StandbyProcess(place, idle, new Copy(), s -> { }, proc);
+        return standby(idle, proc);
+    }
+
+    private CompletableFuture<Integer> standby(Duration idle, Path procDir) {
+        StandbyProcess p = new StandbyProcess(place, idle, new Copy(), s -> { }, procDir);
         return CompletableFuture.supplyAsync(p::run);
     }
 
@@ -143,6 +147,37 @@ class StandbyProcessTest {
         }
         assertThat(standby.get(30, TimeUnit.SECONDS)).isZero();
         assertThat(served.get()).isNull();
+    }
+
+    /**
+     * A client whose stdin is a named FIFO whose writer has gone: opening it again would wait for
+     * a writer for good (before: the standby hung in open(2) and never exited). It says no at
+     * once, and the client runs the JVM.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    void aNamedFifoWithoutAWriterIsANoNotAHang() throws Exception {
+        Path fifo = dir.resolve("fifo");
+        assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo");
+        Process client = new ProcessBuilder("sh", "-c", "exec sleep 60 < \"$0\"", fifo.toString()).start();
+        try {
+            try (FileOutputStream writer = new FileOutputStream(fifo.toFile())) {
+                writer.write('x');   // lets the client's open return; the writer then goes
+            }
+            Path fd0 = Path.of("/proc/" + client.pid() + "/fd/0");
+            Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> Files.isSymbolicLink(fd0) && Files.readSymbolicLink(fd0).equals(fifo));
+            CompletableFuture<Integer> standby = standby(Duration.ofSeconds(60), Path.of("/proc"));
+            try (SocketChannel c = connect()) {
+                greeting(c);
+                send(c, StandbyContextTest.items("P" + client.pid(), "Ardsend", "F0 pipe 0 -", "F1 chr 0 -", "F2 chr 0 -"));
+                assertThat(read(c, 2)).isEqualTo(ByteBuffer.wrap(new byte[] {'N'}));
+            }
+            assertThat(standby.get(30, TimeUnit.SECONDS)).isZero();
+            assertThat(served.get()).isNull();
+        } finally {
+            client.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
     }
 
     @Test
