@@ -4,7 +4,8 @@
  * JDK 17 sets a symbolic link's own times with lutimes(), which takes microseconds, so a
  * link's nanoseconds are lost. utimensat() with AT_SYMLINK_NOFOLLOW takes nanoseconds. The
  * Java side is io.rdmaflux.connector.tree.LinkTimes; without this library it falls back to
- * the JDK's call (microseconds). Needs only the C library.
+ * the JDK's call (microseconds). The tree sink sets its own files' and directories' times with
+ * it too: by path, where the JDK opens each file for futimens. Needs only the C library.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -11,7 +11,9 @@ import java.util.Locale;
 
 /**
  * Sets a symbolic link's own times to the nanosecond, where JDK 17 sets them with
- * {@code lutimes} (microseconds). The call is {@code utimensat(..., AT_SYMLINK_NOFOLLOW)} in
+ * {@code lutimes} (microseconds); and a file's or directory's the sink made, by path, where the
+ * JDK opens the file for {@code futimens} ({@link TreeFiles#ownTimes}). The call is
+ * {@code utimensat(..., AT_SYMLINK_NOFOLLOW)} in
  * {@code librdflux-fs.so} ({@code src/main/native}), which Maven's native-fs profile packages
  * in the jar; it is copied to a private temporary directory, loaded, and deleted at once (the
  * loaded copy stays mapped), so nothing is left behind however the JVM ends. Where the library
@@ -37,7 +39,7 @@ final class LinkTimes {
     }
 
     /**
-     * Sets {@code link}'s own modification and access times; false when that could not be done
+     * Sets {@code link}'s own modification and access times (of whatever it is, never followed); false when that could not be done
      * here (no library, or the call failed), and the caller's JDK call does it (and reports
      * its error in the JDK's words).
      */

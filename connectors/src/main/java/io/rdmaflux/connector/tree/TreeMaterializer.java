@@ -152,7 +152,7 @@ final class TreeMaterializer {
                 files.chmod(target, mode);
             }
             if (((FileTime) a.get("lastModifiedTime")).to(TimeUnit.NANOSECONDS) != e.mtimeNanos()) {
-                files.times(target, e.mtimeNanos(), false);
+                files.ownTimes(target, e.mtimeNanos());   // a regular file, checked not followed
             }
         } catch (IOException x) {
             files.fatalIfFull(e.path(), x);
@@ -247,7 +247,11 @@ final class TreeMaterializer {
             Path dir = files.resolve(d.path());
             try {
                 files.chmod(dir, d.mode());   // sticky and setgid too, as rsync -a keeps them
-                files.times(dir, d.mtimeNanos(), false);
+                if (d.path().isEmpty()) {
+                    files.times(dir, d.mtimeNanos(), false);   // the root may be a link the user named
+                } else {
+                    files.ownTimes(dir, d.mtimeNanos());   // made here, or checked not followed
+                }
                 if (files.fsync()) {
                     TreeFiles.sync(dir);
                 }
