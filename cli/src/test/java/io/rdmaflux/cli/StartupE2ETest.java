@@ -148,5 +148,30 @@ class StartupE2ETest {
                     + direct + "\\s.*"));
         }
     }
+
+    /**
+     * Without JAVA_HOME, java comes from the PATH, usually through links (/usr/bin/java to
+     * /etc/alternatives to the JDK's): the launcher finds it, and knows it for the java that
+     * recorded the start-up archive, without running another program (no subshell for
+     * 'command -v', no readlink): so a PATH with bash and that link alone runs the JVM with the
+     * archive. Before, it needed readlink, and without it ran with no archive at all.
+     */
+    @Test
+    void javaFoundOnThePathThroughLinksGetsTheStartUpArchiveWithoutAnotherProgram() throws IOException {
+        Path jsa = Tool.HOME.resolve("cli/target/rdma-flux.jsa");
+        assumeTrue(Files.isRegularFile(jsa), "the build recorded no start-up archive");
+        Path onPath = Files.createDirectory(dir.resolve("bash-and-java"));
+        Files.createSymbolicLink(onPath.resolve("bash"), Path.of("/bin/bash").toRealPath());
+        // Two links, as the alternatives system makes them.
+        Path alternative = Files.createSymbolicLink(dir.resolve("alternatives-java"),
+                Path.of(System.getProperty("java.home"), "bin", "java"));
+        Files.createSymbolicLink(onPath.resolve("java"), alternative);
+        Tool t = Tool.start(dir, "rdflux", PIPE, PIPE, Map.of("PATH", onPath.toString(), "JAVA_HOME", "",
+                "LC_ALL", "C.UTF-8", "RDFLUX_JAVA_OPTS", "-Drdflux.test.marker=" + dir + " -XX:+PrintFlagsFinal"),
+                "--version");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        String archive = java.util.regex.Pattern.quote(jsa.toRealPath().toString());
+        assertThat(t.err().lines()).anyMatch(l -> l.matches("\\s*ccstr SharedArchiveFile\\s+= " + archive + "\\s.*"));
+    }
 }
 
