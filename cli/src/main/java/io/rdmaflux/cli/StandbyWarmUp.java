@@ -1,5 +1,8 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.cli.remote.AgentMessage;
+import io.rdmaflux.cli.remote.AgentWarmUp;
+import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.connector.ChannelSource;
 import io.rdmaflux.connector.Sink;
 import io.rdmaflux.connector.WriteTarget;
@@ -8,9 +11,6 @@ import io.rdmaflux.pipeline.PipelineListener;
 import io.rdmaflux.pipeline.ReceiveSource;
 import io.rdmaflux.pipeline.SendSink;
 import io.rdmaflux.transport.TransportKind;
-import io.rdmaflux.cli.remote.AgentMessage;
-import io.rdmaflux.cli.remote.AgentWarmUp;
-import io.rdmaflux.cli.remote.RemoteShell;
 import java.io.ByteArrayInputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -83,6 +83,9 @@ final class StandbyWarmUp {
             return true;
         } catch (Exception | LinkageError e) {
             // Warm-up only: the call loads whatever is missing.
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
             return false;
         }
     }
