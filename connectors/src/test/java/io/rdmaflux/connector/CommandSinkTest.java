@@ -111,7 +111,13 @@ class CommandSinkTest {
 
     @Test
     void aStreamThatFailsMidwayNeverGivesEndOfInput() {
-        assertThatThrownBy(() -> shell(WITNESS).write(failingAfter(20)).block(T))
+        // The failure comes once the command runs (its pipe of a chunk may hold all 20 chunks
+        // before it starts), so that it is the command that never sees the end of its input.
+        Flux<Chunk> failingOnceRunning = up.chunks(20)
+                .concatWith(Mono.fromRunnable(() -> await("the command runs", () -> Files.exists(dir.resolve("part"))))
+                        .subscribeOn(Schedulers.boundedElastic()).then(Mono.<Chunk>error(new RdmaFluxException(ErrorCode.TRUNCATED,
+                                "stream cut short: connection lost"))));
+        assertThatThrownBy(() -> shell(WITNESS).write(failingOnceRunning).block(T))
                 .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TRUNCATED))
                 .hasMessage("stream cut short: connection lost; command '" + WITNESS + "' was stopped with SIGTERM "
                         + "and never saw the end of its input");
@@ -178,7 +184,7 @@ class CommandSinkTest {
                 .withOptions(t.options(dir).withGrace(Duration.ofMillis(500))).withGraceWait(grace);
         Flux<Chunk> armedThenLost = up.chunks(20).concatWith(Mono.fromRunnable(
                         () -> await("the command's trap", () -> Files.exists(dir.resolve("armed"))))
-                .subscribeOn(Schedulers.boundedElastic()).then(Mono.error(new RdmaFluxException(ErrorCode.TRUNCATED,
+                .subscribeOn(Schedulers.boundedElastic()).then(Mono.<Chunk>error(new RdmaFluxException(ErrorCode.TRUNCATED,
                         "stream cut short: connection lost"))));
         assertThatThrownBy(() -> sink.write(armedThenLost).block(T))
                 .hasMessage("stream cut short: connection lost; command '" + command
@@ -247,4 +253,14 @@ class CommandSinkTest {
         writing.dispose();
         // @AfterEach: nothing left, long before the default linger (60 s) would have run out.
     }
+
+    /** A sink command's stdin is a pipe of a chunk (1 MiB), not the kernel's 64 KiB (F_GETPIPE_SZ is 1032). */
+    @Test
+    void theCommandsStdinIsAPipeOfAChunk() throws IOException {
+        SinkResult r = shell("perl -e 'print fcntl(STDIN, 1032, 0)' > size; cat > rest")
+                .write(TestSupport.chunksOf("x".getBytes(StandardCharsets.UTF_8), CHUNK, up.pool)).block(T);
+        assertThat(r.exitStatus()).hasValue(0);
+        assertThat(Files.readString(dir.resolve("size"))).isEqualTo(Integer.toString(CommandProcess.PIPE_SIZE));
+    }
+
 }
