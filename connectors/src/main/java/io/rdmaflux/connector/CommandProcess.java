@@ -76,7 +76,9 @@ final class CommandProcess {
      * session 28"). Java has no call for it, so the wrapper asks perl when there is one (the
      * launchers use it too); without perl, or beyond {@code /proc/sys/fs/pipe-max-size} or the
      * user's pipe quota, the pipes stay as they were. The data in flight grows by at most this
-     * much per pipe, in the kernel, and is still bounded.
+     * much per pipe, in the kernel, and is still bounded. Perl gets the pipes as fds 3 and 4,
+     * its own stdin and stdout being /dev/null: whatever it (or a shim of it) reads or prints
+     * never touches the stream.
      */
     static final int PIPE_SIZE = 1 << 20;
 
@@ -89,8 +91,9 @@ final class CommandProcess {
             IFS= read -r go && [ "$go" = go ] || exit 125
             input=$1
             shift
-            command -v perl >/dev/null 2>&1 && PERL5OPT= PERL5LIB= perl -e \
-            'fcntl(STDIN, 1031, %1$d); fcntl(STDOUT, 1031, %1$d)' 2>/dev/null
+            command -v perl >/dev/null 2>&1 && PERL5OPT= PERL5LIB= perl -e 'my ($i, $o); \
+            open($i, "<&=", 3) and fcntl($i, 1031, %1$d); open($o, ">&=", 4) and fcntl($o, 1031, %1$d)' \
+            3<&0 4>&1 </dev/null >/dev/null 2>&1
             if [ -n "$input" ]; then exec "$@" <"$input"; fi
             exec "$@"
             """.formatted(CommandProcess.PIPE_SIZE);

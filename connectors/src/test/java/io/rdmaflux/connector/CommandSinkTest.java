@@ -147,17 +147,24 @@ class CommandSinkTest {
 
     @Test
     void aStreamThatFailsWhileAWriteIsBlockedStopsTheCommand() {
-        // The command reads nothing, so our second write waits on its full pipe when the
-        // failure comes; only an interrupt from outside the write loop can end that wait.
+        // The command reads nothing, so once its pipe is full (a chunk of 1 MiB, or 64 KiB
+        // without perl: CommandProcess.PIPE_SIZE) our next write waits on it when the failure
+        // comes; only an interrupt from outside the write loop can end that wait.
         TestPublisher<Chunk> channel = TestPublisher.create();
         AtomicLong requested = new AtomicLong();
         CompletableFuture<SinkResult> result = shell("sleep 600; " + WITNESS)
                 .write(channel.flux().doOnRequest(requested::addAndGet)).toFuture();
         await("initial demand", () -> requested.get() >= 4);
-        channel.next(up.chunks(1).blockFirst(T));
-        await("first chunk written", () -> requested.get() >= 5);
-        channel.next(up.chunks(1).blockFirst(T));
-        await("second write blocked", CommandSinkTest::aWriteIsBlocked);
+        long initial = requested.get();
+        for (int i = 1; i <= CommandProcess.PIPE_SIZE / CHUNK + 1; i++) {
+            channel.next(up.chunks(1).blockFirst(T));
+            long written = initial + i;
+            await("chunk written or a write blocked", () -> requested.get() >= written || aWriteIsBlocked());
+            if (aWriteIsBlocked()) {
+                break;
+            }
+        }
+        await("a write blocked", CommandSinkTest::aWriteIsBlocked);
         channel.error(new RdmaFluxException(ErrorCode.TRUNCATED, "stream cut short: connection lost"));
 
         assertThat(result).failsWithin(T).withThrowableThat().havingCause()
