@@ -68,16 +68,35 @@ import reactor.core.scheduler.Scheduler;
 final class CommandProcess {
 
     /**
+     * The size asked for the command's stdin and stdout pipes (Linux's {@code F_SETPIPE_SZ},
+     * 1031), one chunk, instead of the kernel's 64 KiB: a command in the middle of a stream
+     * ({@code rdpipe h2:cat}) then moves a chunk per wake-up rather than a sixteenth of one,
+     * and its output is read in chunks of up to 1 MiB, so the channel sends a sixteenth of the
+     * frames. That halved the middle hop's CPU per GiB (docs/benchmarks.md, "The 3-hop chain,
+     * session 28"). Java has no call for it, so the wrapper asks perl when there is one (the
+     * launchers use it too); without perl, or beyond {@code /proc/sys/fs/pipe-max-size} or the
+     * user's pipe quota, the pipes stay as they were. The data in flight grows by at most this
+     * much per pipe, in the kernel, and is still bounded. Perl gets the pipes as fds 3 and 4,
+     * its own stdin and stdout being /dev/null: whatever it (or a shim of it) reads or prints
+     * never touches the stream.
+     */
+    static final int PIPE_SIZE = 1 << 20;
+
+    /**
      * $1: the file for the command's stdin, or "" to keep the pipe; then the command. Exits 125
-     * when the go line does not come (the connector gave up before starting it).
+     * when the go line does not come (the connector gave up before starting it). Before the
+     * command runs, its stdin and stdout pipes are given {@link #PIPE_SIZE} bytes (see there).
      */
     static final String WRAPPER = """
             IFS= read -r go && [ "$go" = go ] || exit 125
             input=$1
             shift
+            command -v perl >/dev/null 2>&1 && PERL5OPT= PERL5LIB= perl -e 'my ($i, $o); \
+            open($i, "<&=", 3) and fcntl($i, 1031, %1$d); open($o, ">&=", 4) and fcntl($o, 1031, %1$d)' \
+            3<&0 4>&1 </dev/null >/dev/null 2>&1
             if [ -n "$input" ]; then exec "$@" <"$input"; fi
             exec "$@"
-            """;
+            """.formatted(CommandProcess.PIPE_SIZE);
 
     /** Bounds on our own waits; the command's own work has no deadline of ours. */
     private static final Duration START = Duration.ofSeconds(10);

@@ -191,4 +191,17 @@ class CommandFilterTest {
                 .isInstanceOfSatisfying(ConnectorException.class, e -> assertThat(e.exitStatus()).hasValue(0))
                 .hasMessage(CommandTestSupport.outlived("cat; sleep 600 &", "300 ms"));
     }
+
+    /**
+     * The command's stdin and stdout are pipes of a chunk (1 MiB), not the kernel's 64 KiB, so a
+     * command in the middle of a stream moves a chunk per wake-up and its output comes back in
+     * chunks that make whole frames. The command reports what it sees (F_GETPIPE_SZ is 1032).
+     */
+    @Test
+    void theCommandsStdinAndStdoutArePipesOfAChunk() {
+        String sizes = "perl -e 'print fcntl(STDIN, 1032, 0), \" \", fcntl(STDOUT, 1032, 0)'";
+        byte[] out = collect(shell(sizes).apply(text("x")));
+        assertThat(new String(out, StandardCharsets.UTF_8)).isEqualTo(CommandProcess.PIPE_SIZE + " " + CommandProcess.PIPE_SIZE);
+    }
+
 }

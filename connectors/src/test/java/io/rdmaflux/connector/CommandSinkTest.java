@@ -111,7 +111,13 @@ class CommandSinkTest {
 
     @Test
     void aStreamThatFailsMidwayNeverGivesEndOfInput() {
-        assertThatThrownBy(() -> shell(WITNESS).write(failingAfter(20)).block(T))
+        // The failure comes once the command runs (its pipe of a chunk may hold all 20 chunks
+        // before it starts), so that it is the command that never sees the end of its input.
+        Flux<Chunk> failingOnceRunning = up.chunks(20)
+                .concatWith(Mono.fromRunnable(() -> await("the command runs", () -> Files.exists(dir.resolve("part"))))
+                        .subscribeOn(Schedulers.boundedElastic()).then(Mono.<Chunk>error(new RdmaFluxException(ErrorCode.TRUNCATED,
+                                "stream cut short: connection lost"))));
+        assertThatThrownBy(() -> shell(WITNESS).write(failingOnceRunning).block(T))
                 .isInstanceOfSatisfying(RdmaFluxException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TRUNCATED))
                 .hasMessage("stream cut short: connection lost; command '" + WITNESS + "' was stopped with SIGTERM "
                         + "and never saw the end of its input");
@@ -141,17 +147,24 @@ class CommandSinkTest {
 
     @Test
     void aStreamThatFailsWhileAWriteIsBlockedStopsTheCommand() {
-        // The command reads nothing, so our second write waits on its full pipe when the
-        // failure comes; only an interrupt from outside the write loop can end that wait.
+        // The command reads nothing, so once its pipe is full (a chunk of 1 MiB, or 64 KiB
+        // without perl: CommandProcess.PIPE_SIZE) our next write waits on it when the failure
+        // comes; only an interrupt from outside the write loop can end that wait.
         TestPublisher<Chunk> channel = TestPublisher.create();
         AtomicLong requested = new AtomicLong();
         CompletableFuture<SinkResult> result = shell("sleep 600; " + WITNESS)
                 .write(channel.flux().doOnRequest(requested::addAndGet)).toFuture();
         await("initial demand", () -> requested.get() >= 4);
-        channel.next(up.chunks(1).blockFirst(T));
-        await("first chunk written", () -> requested.get() >= 5);
-        channel.next(up.chunks(1).blockFirst(T));
-        await("second write blocked", CommandSinkTest::aWriteIsBlocked);
+        long initial = requested.get();
+        for (int i = 1; i <= CommandProcess.PIPE_SIZE / CHUNK + 1; i++) {
+            channel.next(up.chunks(1).blockFirst(T));
+            long written = initial + i;
+            await("chunk written or a write blocked", () -> requested.get() >= written || aWriteIsBlocked());
+            if (aWriteIsBlocked()) {
+                break;
+            }
+        }
+        await("a write blocked", CommandSinkTest::aWriteIsBlocked);
         channel.error(new RdmaFluxException(ErrorCode.TRUNCATED, "stream cut short: connection lost"));
 
         assertThat(result).failsWithin(T).withThrowableThat().havingCause()
@@ -178,7 +191,7 @@ class CommandSinkTest {
                 .withOptions(t.options(dir).withGrace(Duration.ofMillis(500))).withGraceWait(grace);
         Flux<Chunk> armedThenLost = up.chunks(20).concatWith(Mono.fromRunnable(
                         () -> await("the command's trap", () -> Files.exists(dir.resolve("armed"))))
-                .subscribeOn(Schedulers.boundedElastic()).then(Mono.error(new RdmaFluxException(ErrorCode.TRUNCATED,
+                .subscribeOn(Schedulers.boundedElastic()).then(Mono.<Chunk>error(new RdmaFluxException(ErrorCode.TRUNCATED,
                         "stream cut short: connection lost"))));
         assertThatThrownBy(() -> sink.write(armedThenLost).block(T))
                 .hasMessage("stream cut short: connection lost; command '" + command
@@ -247,4 +260,14 @@ class CommandSinkTest {
         writing.dispose();
         // @AfterEach: nothing left, long before the default linger (60 s) would have run out.
     }
+
+    /** A sink command's stdin is a pipe of a chunk (1 MiB), not the kernel's 64 KiB (F_GETPIPE_SZ is 1032). */
+    @Test
+    void theCommandsStdinIsAPipeOfAChunk() throws IOException {
+        SinkResult r = shell("perl -e 'print fcntl(STDIN, 1032, 0)' > size; cat > rest")
+                .write(TestSupport.chunksOf("x".getBytes(StandardCharsets.UTF_8), CHUNK, up.pool)).block(T);
+        assertThat(r.exitStatus()).hasValue(0);
+        assertThat(Files.readString(dir.resolve("size"))).isEqualTo(Integer.toString(CommandProcess.PIPE_SIZE));
+    }
+
 }

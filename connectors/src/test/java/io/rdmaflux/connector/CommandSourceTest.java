@@ -220,4 +220,12 @@ class CommandSourceTest {
         assertThatThrownBy(() -> collect(shell("cat").withInput(dir.resolve("missing")).open()))
                 .hasMessage("cannot run command 'cat': its input " + dir.resolve("missing") + " cannot be read");
     }
+
+    /** A source command's stdout is a pipe of a chunk (1 MiB), not the kernel's 64 KiB (F_GETPIPE_SZ is 1032). */
+    @Test
+    void theCommandsStdoutIsAPipeOfAChunk() {
+        byte[] out = collect(shell("perl -e 'print fcntl(STDOUT, 1032, 0)'").open());
+        assertThat(new String(out, StandardCharsets.UTF_8)).isEqualTo(Integer.toString(CommandProcess.PIPE_SIZE));
+    }
+
 }
