@@ -2,8 +2,10 @@ package io.rdmaflux.cli;
 
 import io.rdmaflux.text.RemoteText;
 import java.io.PrintStream;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Formatter;
 import java.util.logging.Handler;
@@ -16,8 +18,11 @@ import java.util.logging.Logger;
  * stderr, which ssh carries to the coordinator; the daemon's stderr is /dev/null, so each
  * session that asks for them ({@code -v}, {@code --debug}) gets them in its own stderr frames,
  * formatted as {@link Console} formats them. Logging is process-wide and a record does not say
- * whose job logged it (the work runs on shared Reactor and Netty threads): while sessions that
- * asked run at once, each sees the others' lines too; a session that did not ask sees none.
+ * whose job logged it (the work runs on shared Reactor and Netty threads), so a record goes to a
+ * session only while it has had the daemon to itself since it began; once another session was
+ * open beside it (or ended while it ran: that one's connections may still log as they close),
+ * its records go to none (only to the daemon's own handler, whose stderr is /dev/null), so that
+ * no session shows another's lines under its host's label. A session that did not ask sees none.
  */
 final class WarmLogs {
 
@@ -50,6 +55,10 @@ final class WarmLogs {
     }
 
     private final Map<Object, Listener> listeners = new ConcurrentHashMap<>();
+    /** The sessions open now, listening or not. */
+    private final Set<Object> open = new HashSet<>();
+    /** The open sessions that have not had the daemon to themselves: no record is theirs alone. */
+    private final Set<Object> shared = new HashSet<>();
     private final Formatter formatter = new Formatter() {
         @Override
         public String format(LogRecord r) {
@@ -60,14 +69,12 @@ final class WarmLogs {
     private final Handler handler = new Handler() {
         @Override
         public void publish(LogRecord r) {
-            String line = null;
-            for (Listener l : listeners.values()) {
-                if (l.admits(r)) {
-                    line = line != null ? line : formatter.format(r);
-                    l.stderr().println(line);
-                    if (l.debug() && r.getThrown() != null) {
-                        l.stderr().print(Console.trace(r.getThrown()));
-                    }
+            Object owner = listeners.isEmpty() ? null : alone();
+            Listener l = owner == null ? null : listeners.get(owner);
+            if (l != null && l.admits(r)) {
+                l.stderr().println(formatter.format(r));
+                if (l.debug() && r.getThrown() != null) {
+                    l.stderr().print(Console.trace(r.getThrown()));
                 }
             }
         }
@@ -90,6 +97,24 @@ final class WarmLogs {
         return this;
     }
 
+    /** The session {@code key} has begun: a session already open, and this one, no longer have the daemon alone. */
+    synchronized void open(Object key) {
+        if (!open.isEmpty()) {
+            shared.addAll(open);
+            shared.add(key);
+        }
+        open.add(key);
+    }
+
+    /** The one session whose records these are, or null when a record may be another's. */
+    private synchronized Object alone() {
+        if (open.size() != 1) {
+            return null;
+        }
+        Object only = open.iterator().next();
+        return shared.contains(only) ? null : only;
+    }
+
     /** The session {@code key} gets log lines on {@code stderr}, as -v or --debug asked (none when neither did). */
     void add(Object key, PrintStream stderr, boolean verbose, boolean debug) {
         if (verbose || debug) {
@@ -100,6 +125,11 @@ final class WarmLogs {
 
     /** The session {@code key} has ended. */
     void remove(Object key) {
+        synchronized (this) {
+            open.remove(key);
+            shared.remove(key);
+            shared.addAll(open);
+        }
         if (listeners.remove(key) != null) {
             levels();
         }

@@ -35,6 +35,7 @@ final class WarmSessions implements WarmSession.Agents {
         }, ExitCode::of, Console::message);
         running.add(agent);
         keys.put(agent, key);
+        logs.open(key);
         return agent;
     }
 

@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * -v) and copy the same; racing starts leave one daemon; an idle daemon goes, socket first, and
  * the next call falls back to a JVM and starts a new one; a directory that is not this user's
  * alone is never used, and a peer of another user gets no greeting; Ctrl-C on rdpipe ends the
- * session's remote command and leaves the daemon; rdpipe's remote command sees its own
+ * session's remote command and leaves the daemon; one session's --debug lines reach no other
+ * session's stderr; rdpipe's remote command sees its own
  * session's environment and its exit status comes back. The test JVM's RDFLUX_WARM_AGENT=no
  * (the parent pom) is overridden for the tools it starts; every daemon is ended after each test.
  */
@@ -284,6 +285,29 @@ class WarmAgentE2ETest {
         Tool debug = rdcp("5m", "--debug", file.toString(), "h1:" + dir.resolve("four"));
         assertCopied(debug);
         assertThat(debug.err()).contains("h1: rdflux agent: accepted ");
+    }
+
+    @Test
+    void aSessionsDebugLinesReachNoOtherSessionsStderr() throws Exception {
+        assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("one")));
+        awaitOneDaemon();
+        // A (h1, --debug) waits in its command until told, so B's whole call runs while A listens.
+        Path started = dir.resolve("started");
+        Path go = dir.resolve("go");
+        Tool a = tool("rdpipe", "5m", ProcessBuilder.Redirect.from(file.toFile()),
+                ProcessBuilder.Redirect.to(dir.resolve("out").toFile()), "-v", "--debug",
+                "h1:touch " + ShellWords.quote(started.toString()) + "; while [ ! -e " + ShellWords.quote(go.toString())
+                        + " ]; do sleep 0.1; done; cat");
+        try {
+            await().atMost(LIMIT).until(() -> Files.exists(started));
+            Tool b = rdcp("5m", "-v", "--debug", file.toString(), "h2:" + dir.resolve("two"));
+            assertCopied(b);
+            assertThat(b.err()).contains("h2: warm agent (pid ");
+        } finally {
+            Files.createFile(go);
+        }
+        assertCopied(a);
+        assertThat(a.err()).contains("h1: warm agent (pid ").doesNotContain("127.0.0.2");
     }
 
     @Test
