@@ -48,8 +48,8 @@ final class AgentPipelines implements Agent.JobRunner {
                 // A relay (rdcp's fan-out) forwards where the coordinator says, as a send sink connects.
                 || pipeline.get("source") instanceof Map<?, ?> source && "receive".equals(source.get("type"))
                 && source.containsKey("forward");
-        PipelineConfig config = config(pipeline, PluginRegistry.load(PluginRegistry.defaultDirectory(process.view())),
-                deferred);
+        Map<String, String> env = process.view();
+        PipelineConfig config = config(pipeline, PluginRegistry.load(PluginRegistry.defaultDirectory(env)), deferred, env);
         PipelineListener listener = new PipelineListener() {
             @Override
             public void onListening(InetSocketAddress address, List<String> transports) {
@@ -120,23 +120,34 @@ final class AgentPipelines implements Agent.JobRunner {
      * @throws IllegalArgumentException when the map does not have that shape
      */
     static PipelineConfig config(Map<String, Object> pipeline, PluginRegistry plugins, boolean deferred) {
+        return config(pipeline, plugins, deferred, System.getenv());
+    }
+
+    /** {@link #config} for a run in {@code env} (a warm session's: where ~ leads, where a key-env is read). */
+    static PipelineConfig config(Map<String, Object> pipeline, PluginRegistry plugins, boolean deferred,
+                                 Map<String, String> env) {
         for (String end : List.of("source", "sink")) {
             if (pipeline.get(end) instanceof Map<?, ?> m && List.of("stdin", "stdout").contains(m.get("type"))) {
                 throw new IllegalArgumentException("job: " + end + " '" + m.get("type") + "' is not available in an agent: "
                         + "its standard input and output carry the agent protocol");
             }
         }
-        return fromMap(pipeline, plugins, deferred);
+        return fromMap(pipeline, plugins, deferred, env);
     }
 
     /** {@link #config} without the agent's own restriction: what rdpipe's local hops use too. */
     static PipelineConfig fromMap(Map<String, Object> pipeline, PluginRegistry plugins, boolean deferred) {
+        return fromMap(pipeline, plugins, deferred, System.getenv());
+    }
+
+    private static PipelineConfig fromMap(Map<String, Object> pipeline, PluginRegistry plugins, boolean deferred,
+                                          Map<String, String> env) {
         for (String key : pipeline.keySet()) {
             if (!List.of("source", "filters", "stages", "sink").contains(key)) {
                 throw new IllegalArgumentException("job: unknown key '" + key + "' in the pipeline");
             }
         }
-        PipelineConfig.Builder b = PipelineConfig.builder(plugins);
+        PipelineConfig.Builder b = PipelineConfig.builder(plugins).environment(env);
         if (pipeline.get("source") != null) {
             Part p = Part.of("source", pipeline.get("source"));
             b.source(p.type(), p.options());

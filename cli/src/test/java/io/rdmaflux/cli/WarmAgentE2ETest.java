@@ -271,6 +271,23 @@ class WarmAgentE2ETest {
     }
 
     @Test
+    void aLaterSessionsTildeIsItsOwnHomeNotTheDaemons() throws Exception {
+        Path daemonHome = Files.createDirectory(dir.resolve("daemon-home"));
+        Path sessionHome = Files.createDirectory(dir.resolve("session-home"));
+        // The first call's agent starts the daemon with its HOME, which the daemon keeps.
+        assertCopied(toolWith("HOME=" + ShellWords.quote(daemonHome.toString()) + " ", "rdcp", "5m",
+                ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE, file.toString(), "h1:~/one"));
+        long daemon = awaitOneDaemon();
+        assertThat(daemonHome.resolve("one")).hasContent("hi");
+        Tool t = toolWith("HOME=" + ShellWords.quote(sessionHome.toString()) + " ", "rdcp", "5m",
+                ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE, "-v", file.toString(), "h1:~/two");
+        assertCopied(t);
+        assertThat(served(t).get(0)).isEqualTo(daemon);
+        assertThat(sessionHome.resolve("two")).as("~ is the session's HOME").hasContent("hi");
+        assertThat(daemonHome.resolve("two")).doesNotExist();
+    }
+
+    @Test
     void aWarmSessionsVerboseAndDebugLinesReachItsStderr() throws Exception {
         assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("one")));
         long daemon = awaitOneDaemon();

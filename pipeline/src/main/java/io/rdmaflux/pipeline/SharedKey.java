@@ -11,6 +11,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -107,7 +108,12 @@ public final class SharedKey {
      * @throws IllegalArgumentException when it is set but empty
      */
     public static byte[] fromEnvironment(String name) {
-        String value = System.getenv(name);
+        return fromEnvironment(name, System.getenv());
+    }
+
+    /** {@link #fromEnvironment(String)} in {@code env} (a warm agent's session, not its JVM's). */
+    public static byte[] fromEnvironment(String name, Map<String, String> env) {
+        String value = env.get(name);
         if (value == null) {
             return null;
         }

@@ -8,6 +8,7 @@ import io.rdmaflux.internal.protocol.StreamChecksum;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
@@ -38,6 +39,8 @@ final class InboundQueue {
     /** DATA frames taken whose credit has not gone back to the sender yet. */
     private final AtomicInteger unreturned = new AtomicInteger();
     private final AtomicBoolean subscribed = new AtomicBoolean();
+    /** The stream's first failure, set before it is emitted: an emission that blocked fail() delivers it. */
+    private final AtomicReference<RdmaFluxException> pendingFailure = new AtomicReference<>();
     private final int creditBatch;
     private final Sinks.Many<Chunk> inbound;
     private final BooleanSupplier creditsWanted;
@@ -106,6 +109,11 @@ final class InboundQueue {
             Thread.onSpinWait();
             emitted = inbound.tryEmitNext(lease);
         }
+        // A failure that could not be emitted while this emission ran (fail's bound) ends the data now.
+        RdmaFluxException failed = pendingFailure.get();
+        if (failed != null) {
+            inbound.tryEmitError(failed);
+        }
         return emitted;
     }
 
@@ -144,10 +152,19 @@ final class InboundQueue {
         inbound.emitComplete(Sinks.EmitFailureHandler.busyLooping(EMIT_WAIT));
     }
 
-    /** The stream failed: the application's data ends with {@code error} unless it is over already. */
+    /**
+     * The stream failed: the application's data ends with {@code error} unless it is over
+     * already. Another thread's emission in progress is waited out, bounded as Reactor's
+     * {@code busyLooping}; one that outlasts the bound (an application's onNext that blocks,
+     * perhaps until this very failure is reported) delivers the failure itself as it returns
+     * ({@link #emit}), so the data still ends with it, right after that frame.
+     */
     void fail(RdmaFluxException error) {
-        while (inbound.tryEmitError(error) == Sinks.EmitResult.FAIL_NON_SERIALIZED) {
-            Thread.onSpinWait();
+        pendingFailure.compareAndSet(null, error);
+        try {
+            inbound.emitError(error, Sinks.EmitFailureHandler.busyLooping(EMIT_WAIT));
+        } catch (Sinks.EmissionException e) {
+            // Still FAIL_NON_SERIALIZED at the bound: left to the emission in progress (pendingFailure).
         }
     }
 

@@ -12,10 +12,14 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 
@@ -152,5 +156,49 @@ class InboundQueueTest {
         queue.releaseUnclaimed();
         assertThat(released).hasValue(2);
         assertThat(queue.reading()).isTrue();
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aFailureFromTheApplicationsOnNextEndsTheDataAfterThatFrame() {
+        RdmaFluxException failure = new RdmaFluxException(ErrorCode.CANCELLED, "failed from onNext");
+        AtomicReference<Throwable> ended = new AtomicReference<>();
+        List<Chunk> got = new ArrayList<>();
+        queue.take(() -> null).subscribe(c -> {
+            got.add(c);
+            queue.fail(failure);   // on the emitting thread, inside its emission
+            c.release();
+        }, ended::set);
+        assertThat(queue.offer(frame(4))).isEqualTo(InboundQueue.Offer.QUEUED);
+        assertThat(got).hasSize(1);
+        assertThat(ended.get()).isSameAs(failure);
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aFailureThatAnOnNextWaitsForIsNotASpinForeverButEndsTheDataOnceOnNextReturns() throws Exception {
+        // The application's onNext waits for a failure reported on another thread (a session's
+        // timer, the transport's thread): that thread must not spin until onNext returns.
+        RdmaFluxException failure = new RdmaFluxException(ErrorCode.TIMEOUT, "failed on another thread");
+        AtomicReference<Throwable> ended = new AtomicReference<>();
+        CompletableFuture<Void> failed = new CompletableFuture<>();
+        queue.take(() -> null).subscribe(c -> {
+            Thread other = new Thread(() -> {
+                queue.fail(failure);
+                failed.complete(null);
+            }, "failing");
+            other.start();
+            try {
+                // Once fail() has returned; bounded, so that before the fix this failed rather than hung.
+                failed.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException("fail() did not return while onNext waited", e);
+            } finally {
+                c.release();
+            }
+        }, ended::set);
+        queue.offer(frame(4));
+        assertThat(failed).as("fail() returned while onNext waited").isDone();
+        assertThat(ended.get()).as("the failure reached the application after its onNext").isSameAs(failure);
     }
 }

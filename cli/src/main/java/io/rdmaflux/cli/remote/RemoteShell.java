@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
  * are required) and {@code ConnectTimeout} are added after the command's own words, so that
  * options the user gives in {@code -e} win (ssh takes the first value it is given); so do
  * {@code -T} (no terminal: stdin and stdout carry the agent protocol), {@code -x} and
- * {@code -a} (no X11 or agent forwarding to hosts that only move data), and, from
+ * {@code -a} (no X11 or agent forwarding to hosts that only move data), ssh's keep-alive
+ * unless the user set it ({@link SshKeepAlive}), and, from
  * {@link #fromEnvironment}, connection sharing ({@link SshSharing}).
  */
 public final class RemoteShell {
@@ -214,6 +215,7 @@ public final class RemoteShell {
         if (isSsh()) {
             argv.addAll(List.of("-o", "BatchMode=yes", "-o", "ConnectTimeout=" + connectTimeout.toSeconds(),
                     "-T", "-x", "-a"));
+            argv.addAll(SshKeepAlive.options(rsh));   // a vanished host is noticed in about a minute
             if (!setsControl(rsh)) {
                 argv.addAll(sharing.options(why -> log.accept(host, why)));
             }

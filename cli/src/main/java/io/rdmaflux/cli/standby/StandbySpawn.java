@@ -1,8 +1,8 @@
 package io.rdmaflux.cli.standby;
 
+import io.rdmaflux.cli.remote.Detached;
 import io.rdmaflux.connector.process.ProcessGroup;
 import io.rdmaflux.pipeline.config.ValueType;
-import java.io.File;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,11 +87,7 @@ public final class StandbySpawn {
             return "no setsid, or this JVM was not started with -jar";
         }
         try {
-            new ProcessBuilder(detached(setsid.get(), command.get()))
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.DISCARD)
-                    .start();
+            Detached.start(new ProcessBuilder(detached(setsid.get(), command.get())));
             return null;
         } catch (IOException e) {
             return "cannot start it: " + e.getMessage();

@@ -1,7 +1,7 @@
 package io.rdmaflux.cli.warm;
 
 import io.rdmaflux.buffer.DirectMemory;
-import java.io.File;
+import io.rdmaflux.cli.remote.Detached;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -71,10 +71,7 @@ public final class WarmStart {
         try {
             ProcessBuilder pb = new ProcessBuilder(argv);
             pb.environment().keySet().removeIf(k -> !KEPT.contains(k) && !k.startsWith("LC_"));
-            pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.DISCARD)
-                    .start();
+            Detached.start(pb);
             return null;
         } catch (IOException e) {
             return "cannot start it: " + e.getMessage();

@@ -54,7 +54,9 @@ class AgentFailuresTest {
     }
 
     static Stream<Row> rows() {
-        String sshBatch = "ssh -o BatchMode=yes -o ConnectTimeout=10 -T -x -a me@node1 'rdflux agent'";
+        // The keep-alive options assume no ServerAlive in this user's ~/.ssh/config (SshKeepAlive).
+        String sshBatch = "ssh -o BatchMode=yes -o ConnectTimeout=10 -T -x -a -o ServerAliveInterval=15 -o ServerAliveCountMax=4"
+                + " me@node1 'rdflux agent'";
         return Stream.of(
             // ssh's own failures (exit 255), by what it printed; the last line is quoted.
             classify("unknown name", 255, List.of("ssh: Could not resolve hostname node1: Name or service not known"), SSH,

@@ -15,12 +15,14 @@ class RemoteShellTest {
 
     @Test
     void sshGetsBatchModeAndATimeoutAfterTheUsersOwnWords() {
-        assertThat(RemoteShell.create().command(H, "rdflux agent")).containsExactly("ssh", "-o", "BatchMode=yes",
-                "-o", "ConnectTimeout=10", "-T", "-x", "-a", "me@node1", "rdflux agent");
+        assertThat(RemoteShell.create().command(H, "rdflux agent")).startsWith("ssh", "-o", "BatchMode=yes",
+                "-o", "ConnectTimeout=10", "-T", "-x", "-a").endsWith("me@node1", "rdflux agent");
         RemoteShell s = RemoteShell.create().rsh("/usr/bin/ssh -o ConnectTimeout=3 -F 'my cfg'")
                 .connectTimeout(Duration.ofSeconds(20));
+        // -F names a file that is not there: no ServerAlive in it, so the keep-alive is added.
         assertThat(s.command(H, "x")).containsExactly("/usr/bin/ssh", "-o", "ConnectTimeout=3", "-F", "my cfg",
-                "-o", "BatchMode=yes", "-o", "ConnectTimeout=20", "-T", "-x", "-a", "me@node1", "x");
+                "-o", "BatchMode=yes", "-o", "ConnectTimeout=20", "-T", "-x", "-a",
+                "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4", "me@node1", "x");
     }
 
     @Test

@@ -44,9 +44,10 @@ class SshSharingTest {
     @Test
     void sshGetsTheControlOptionsAfterItsOwnAndTheDirectoryIsMadePrivate() {
         Path shared = dir.resolve("rdflux/ssh");
-        RemoteShell shell = RemoteShell.create().rsh("ssh -p 2222").sharing(SshSharing.in(shared, Duration.ofMinutes(2)));
-        assertThat(shell.command(H, "rdflux agent")).containsExactly("ssh", "-p", "2222", "-o", "BatchMode=yes",
-                "-o", "ConnectTimeout=10", "-T", "-x", "-a", "-o", "ControlMaster=auto", "-o",
+        RemoteShell shell = RemoteShell.create().rsh("ssh -p 2222 -o ServerAliveInterval=5")
+                .sharing(SshSharing.in(shared, Duration.ofMinutes(2)));
+        assertThat(shell.command(H, "rdflux agent")).containsExactly("ssh", "-p", "2222", "-o", "ServerAliveInterval=5",
+                "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-T", "-x", "-a", "-o", "ControlMaster=auto", "-o",
                 "ControlPath=" + shared + "/%C", "-o", "ControlPersist=120", "me@node1", "rdflux agent");
         assertThat(shared).isDirectory();
         assertThat(dir.resolve("rdflux")).isDirectory();

@@ -54,12 +54,11 @@ class StandbyPlaceTest {
         assertThat(second.number()).isEqualTo(1);
         assertThat(p.take()).isNull();
         // A slot whose standby ended (its lock released) is free again.
-        first.lock().release();
-        first.lock().channel().close();
+        first.lock().close();
         StandbyPlace.Slot again = p.take();
         assertThat(again.number()).isZero();
-        again.lock().channel().close();
-        second.lock().channel().close();
+        again.lock().close();
+        second.lock().close();
     }
 
     @Test

@@ -104,7 +104,7 @@ final class ChannelSettings {
         OptionSpec<?> option = v.isSet(KEY_ENV) ? KEY_ENV : null;
         byte[] key;
         try {
-            key = SharedKey.fromEnvironment(name);
+            key = SharedKey.fromEnvironment(name, v.environment());
         } catch (IllegalArgumentException e) {
             throw OptionValues.invalid(option, e.getMessage());
         }

@@ -3,12 +3,13 @@ package io.rdmaflux.pipeline.config;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** The value types without parameters: string, duration, boolean, path. */
-final class BasicType<T> implements ValueType<T> {
+class BasicType<T> implements ValueType<T> {
 
     private static final Pattern DURATION_FORM = Pattern.compile("(\\d{1,9})\\s*(ms|s|m|h)?");
 
@@ -29,7 +30,12 @@ final class BasicType<T> implements ValueType<T> {
                 default -> throw new IllegalArgumentException("not a boolean");
             }, String::valueOf);
 
-    static final BasicType<Path> PATH = new BasicType<>("path", "a path", BasicType::path, Path::toString);
+    static final BasicType<Path> PATH = new BasicType<>("path", "a path", text -> path(text, System.getenv()), Path::toString) {
+        @Override
+        public Path parse(String text, Map<String, String> env) {
+            return path(text, env);
+        }
+    };
 
     private final String name;
     private final String description;
@@ -83,11 +89,11 @@ final class BasicType<T> implements ValueType<T> {
         };
     }
 
-    /** A path, with ~ expanded as a shell does ({@link Home}). */
-    private static Path path(String text) {
+    /** A path, with ~ expanded as a shell does ({@link Home}) in {@code env}. */
+    private static Path path(String text, Map<String, String> env) {
         if (text.isEmpty() || text.indexOf('\0') >= 0) {
             throw new IllegalArgumentException("not a path");
         }
-        return Home.expand(text, System.getenv());
+        return Home.expand(text, env);
     }
 }

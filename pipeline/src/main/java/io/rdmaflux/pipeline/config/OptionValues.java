@@ -8,16 +8,20 @@ import java.util.Objects;
 
 /**
  * The checked values of one plugin's options: those given in the configuration, parsed by
- * their types, and the defaults of the others. Immutable.
+ * their types, and the defaults of the others, with the environment of the run they are for
+ * (a plugin that reads a variable, such as a key's, reads it there: a warm agent's session has
+ * its own, not its JVM's). Immutable.
  */
 public final class OptionValues {
 
     private final List<OptionSpec<?>> specs;
     private final Map<String, Object> given;
+    private final Map<String, String> environment;
 
-    private OptionValues(List<OptionSpec<?>> specs, Map<String, Object> given) {
+    private OptionValues(List<OptionSpec<?>> specs, Map<String, Object> given, Map<String, String> environment) {
         this.specs = List.copyOf(specs);
         this.given = Collections.unmodifiableMap(new LinkedHashMap<>(given));
+        this.environment = Objects.requireNonNull(environment, "environment");
     }
 
     /**
@@ -25,12 +29,22 @@ public final class OptionValues {
      * the option's Java type). Checks nothing beyond that: validation produced the values.
      */
     public static OptionValues of(List<OptionSpec<?>> specs, Map<String, Object> given) {
+        return of(specs, given, System.getenv());
+    }
+
+    /** {@link #of(List, Map)} for a run in the environment {@code environment}. */
+    public static OptionValues of(List<OptionSpec<?>> specs, Map<String, Object> given, Map<String, String> environment) {
         for (String key : given.keySet()) {
             if (specs.stream().noneMatch(s -> s.name().equals(key))) {
                 throw new IllegalArgumentException("no option '" + key + "'");
             }
         }
-        return new OptionValues(specs, given);
+        return new OptionValues(specs, given, environment);
+    }
+
+    /** The environment of the run these values are for: this process's, or a warm agent session's. */
+    public Map<String, String> environment() {
+        return environment;
     }
 
     /** The value given, or the option's default (null when it has none). */

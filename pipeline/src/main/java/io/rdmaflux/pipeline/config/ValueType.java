@@ -26,6 +26,15 @@ public interface ValueType<T> {
     /** Parses one value; throws IllegalArgumentException when {@code text} is not one. */
     T parse(String text);
 
+    /**
+     * {@link #parse} in the environment {@code env} of the run the value is for (where a path's
+     * ~ leads: a warm agent's session has its own HOME, not its JVM's). Types that read no
+     * environment need not override it.
+     */
+    default T parse(String text, java.util.Map<String, String> env) {
+        return parse(text);
+    }
+
     /** A value as it would be written in a pipeline file (for defaults in the reference). */
     default String format(T value) {
         return String.valueOf(value);

@@ -225,9 +225,19 @@ public final class PipelineConfig {
         private final List<RawPlugin> filters = new ArrayList<>();
         private final List<RawPlugin> stages = new ArrayList<>();
         private RawPlugin sink;
+        private Map<String, String> environment = System.getenv();
 
         private Builder(PluginRegistry registry) {
             this.registry = Objects.requireNonNull(registry, "registry");
+        }
+
+        /**
+         * The environment of the run (this process's unless set): where a path's ~ leads and
+         * where a key's variable is read. A warm agent's session gives its own.
+         */
+        public Builder environment(Map<String, String> environment) {
+            this.environment = Objects.requireNonNull(environment, "environment");
+            return this;
         }
 
         public Builder source(String type, Map<String, ?> options) {
@@ -259,7 +269,8 @@ public final class PipelineConfig {
             if (sink == null) {
                 errors.add(new ConfigError(null, 0, "sink", "missing (a pipeline needs a source and a sink)"));
             }
-            PipelineConfig config = Validator.validate(new RawPipeline(0, source, filters, stages, sink), null, registry, errors);
+            PipelineConfig config = Validator.validate(new RawPipeline(0, source, filters, stages, sink), null, registry, errors,
+                    environment);
             if (!errors.isEmpty()) {
                 throw new ConfigException(errors);
             }

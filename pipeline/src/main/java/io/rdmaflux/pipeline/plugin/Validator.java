@@ -28,16 +28,24 @@ final class Validator {
     private final String file;
     private final PluginRegistry registry;
     private final List<ConfigError> errors;
+    private final Map<String, String> environment;
 
-    private Validator(String file, PluginRegistry registry, List<ConfigError> errors) {
+    private Validator(String file, PluginRegistry registry, List<ConfigError> errors, Map<String, String> environment) {
         this.file = file;
         this.registry = registry;
         this.errors = errors;
+        this.environment = environment;
     }
 
     /** The validated pipeline, or null when there were errors (added to {@code errors}). */
     static PipelineConfig validate(RawPipeline raw, String file, PluginRegistry registry, List<ConfigError> errors) {
-        return new Validator(file, registry, errors).validate(raw);
+        return validate(raw, file, registry, errors, System.getenv());
+    }
+
+    /** {@link #validate(RawPipeline, String, PluginRegistry, List)} for a run in {@code environment}. */
+    static PipelineConfig validate(RawPipeline raw, String file, PluginRegistry registry, List<ConfigError> errors,
+                                   Map<String, String> environment) {
+        return new Validator(file, registry, errors, environment).validate(raw);
     }
 
     private PipelineConfig validate(RawPipeline raw) {
@@ -167,7 +175,7 @@ final class Validator {
                 ok = false;
             }
         }
-        return ok ? OptionValues.of(plugin.options(), given) : null;
+        return ok ? OptionValues.of(plugin.options(), given, environment) : null;
     }
 
     private Object parse(OptionSpec<?> spec, RawValue v) {
@@ -189,9 +197,9 @@ final class Validator {
         return p != null ? p : refuse(spec, spec.type(), v);
     }
 
-    private static Object parse(ValueType<?> type, String text) {
+    private Object parse(ValueType<?> type, String text) {
         try {
-            return type.parse(text);
+            return type.parse(text, environment);
         } catch (IllegalArgumentException e) {
             return null;
         }
