@@ -1,12 +1,15 @@
 package io.rdmaflux.cli.standby;
 
-import io.rdmaflux.cli.remote.LockFile;
 import io.rdmaflux.cli.remote.PrivateDirectory;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -15,8 +18,7 @@ import java.util.regex.Pattern;
  * $XDG_RUNTIME_DIR/rdflux/standby}, else {@code $HOME/.cache/rdflux/standby}) and the context's
  * key, which the client computed (the JVM never recomputes it). Each key has {@link #SLOTS}
  * slots, {@code KEY-N.sock} and {@code KEY-N.lock}; a live standby holds its slot's lock for its
- * whole life and removes the lock file on its way out ({@link LockFile}), so no file stays per
- * context ever used. At most {@link #SLOTS} standbys per key and {@link #PER_USER} per user.
+ * whole life. At most {@link #SLOTS} standbys per key and {@link #PER_USER} per user.
  */
 public record StandbyPlace(Path dir, String key) {
 
@@ -79,17 +81,24 @@ public record StandbyPlace(Path dir, String key) {
         return n;
     }
 
-    /** A slot taken: its number and the lock held on it until the standby leaves it. */
-    public record Slot(int number, LockFile lock) {
+    /** A slot taken: its number and the lock held on it until this process ends. */
+    public record Slot(int number, FileLock lock) {
     }
 
     /** Takes the first free slot (its lock), or null when every slot is held by a live standby. */
     public Slot take() throws IOException {
         for (int n = 0; n < SLOTS; n++) {
-            LockFile lock = LockFile.tryTake(lock(n));
-            if (lock != null) {
-                return new Slot(n, lock);   // held for the process's life, or until it leaves the slot
+            FileChannel f = FileChannel.open(lock(n), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock;
+            try {
+                lock = f.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;   // this very process holds it (tests)
             }
+            if (lock != null) {
+                return new Slot(n, lock);   // its channel stays open with it, for the process's life
+            }
+            f.close();
         }
         return null;
     }

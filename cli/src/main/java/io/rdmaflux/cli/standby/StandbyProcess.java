@@ -72,16 +72,12 @@ public final class StandbyProcess {
             if (slot == null) {
                 return 0;   // SLOTS standbys wait for this key already
             }
-            try {
-                warmUp();
-                SocketChannel client = accept(place.socket(slot.number()));
-                if (client != null) {
-                    serve(client, slot);
-                }
-            } finally {
-                // Idle, a client that went wrong, or a call that returned: the slot is left, its lock file with it.
-                slot.lock().removeAndRelease();
+            warmUp();
+            SocketChannel client = accept(place.socket(slot.number()));
+            if (client == null) {
+                return 0;
             }
+            serve(client, slot);
             return 0;
         } catch (IOException e) {
             log.accept("standby: " + e.getMessage());
@@ -158,8 +154,8 @@ public final class StandbyProcess {
             frame.watch();
             call.run(context, streams, code -> {
                 frame.send(code);
-                // Our slot is free (its lock file gone) before the successor looks for one.
-                slot.lock().removeAndRelease();
+                // Our slot is free before the successor looks for one.
+                releaseQuietly(slot);
                 if (StandbySpawn.idle(System.getenv()).isPresent()) {
                     StandbySpawn.start(place, idle);
                 }
@@ -171,6 +167,14 @@ public final class StandbyProcess {
         ByteBuffer b = ByteBuffer.wrap(bytes);
         while (b.hasRemaining()) {
             c.write(b);
+        }
+    }
+
+    private static void releaseQuietly(StandbyPlace.Slot slot) {
+        try {
+            slot.lock().release();
+        } catch (IOException e) {
+            // the process ends in a moment, which releases it anyway
         }
     }
 

@@ -1,21 +1,23 @@
 package io.rdmaflux.cli.warm;
 
 import io.rdmaflux.buffer.DirectMemory;
-import io.rdmaflux.cli.remote.LockFile;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
  * The warm agent's daemon: one per user and install (its {@link WarmPlace}), holding the place's
  * lock for its whole life, so that of two that race to start one serves and the other exits at
- * once, and removing the lock file as it ends ({@link LockFile}). It accepts connections on the place's socket, refuses any whose peer is another user
+ * once. It accepts connections on the place's socket, refuses any whose peer is another user
  * ({@code SO_PEERCRED}; the private directory already keeps them out), greets each and serves
  * it on a thread of its own ({@link WarmSession}), many at once, but no more than its direct
  * memory holds: each session may take what one agent's JVM may ({@link WarmStart} sized the
@@ -65,9 +67,8 @@ public final class WarmDaemon {
             log.accept("no warm agent: " + (why != null ? why : place.socket() + " is too long for a socket"));
             return 1;
         }
-        LockFile lock = null;
-        try {
-            lock = LockFile.tryTake(place.lock());
+        try (FileChannel lockFile = FileChannel.open(place.lock(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock lock = lockFile.tryLock()) {
             if (lock == null) {
                 return 0;   // another daemon holds the place and serves it
             }
@@ -87,9 +88,6 @@ public final class WarmDaemon {
             return 1;
         } finally {
             close();
-            if (lock != null) {
-                lock.removeAndRelease();   // no lock file stays per install ever served
-            }
         }
     }
 

@@ -54,11 +54,12 @@ class StandbyPlaceTest {
         assertThat(second.number()).isEqualTo(1);
         assertThat(p.take()).isNull();
         // A slot whose standby ended (its lock released) is free again.
-        first.lock().close();
+        first.lock().release();
+        first.lock().channel().close();
         StandbyPlace.Slot again = p.take();
         assertThat(again.number()).isZero();
-        again.lock().close();
-        second.lock().close();
+        again.lock().channel().close();
+        second.lock().channel().close();
     }
 
     @Test

@@ -202,26 +202,6 @@ class StandbyProcessTest {
     }
 
     @Test
-    void aStandbyRemovesItsLockFileAsItLeavesItsSlotIdleOrServed() throws Exception {
-        CompletableFuture<Integer> idle = standby(Duration.ofSeconds(1));
-        Awaitility.await("the standby listens").atMost(Duration.ofSeconds(20)).until(() -> Files.exists(place.socket(0)));
-        assertThat(Files.exists(place.lock(0))).as("held while it waits").isTrue();
-        assertThat(idle.get(30, TimeUnit.SECONDS)).isZero();
-        assertThat(place.lock(0)).as("idle: gone with its socket").doesNotExist();
-
-        CompletableFuture<Integer> standby = standby(Duration.ofSeconds(60));
-        try (SocketChannel c = connect()) {
-            greeting(c);
-            send(c, StandbyContextTest.items("P" + PID, "Ardsend", "Ahost", "F0 reg 2 -", "F1 reg 5 -", "F2 reg 0 a"));
-            assertThat(read(c, 1).get()).isEqualTo((byte) 'Y');
-            assertThat(read(c, ExitFrame.SIZE).get()).isEqualTo((byte) 'X');
-        }
-        assertThat(standby.get(30, TimeUnit.SECONDS)).isZero();
-        assertThat(place.lock(0)).as("served: gone before its successor looks").doesNotExist();
-        assertThat(place.dir()).isEmptyDirectory();
-    }
-
-    @Test
     void withBothSlotsTakenAStandbyEndsAtOnce() throws Exception {
         assertThat(place.ensure()).isNull();
         StandbyPlace.Slot a = place.take();
@@ -230,8 +210,8 @@ class StandbyProcessTest {
             assertThat(standby(Duration.ofSeconds(60)).get(30, TimeUnit.SECONDS)).isZero();
             assertThat(Files.exists(place.socket(0)) || Files.exists(place.socket(1))).isFalse();
         } finally {
-            a.lock().close();
-            b.lock().close();
+            a.lock().channel().close();
+            b.lock().channel().close();
         }
     }
 }
