@@ -1,5 +1,8 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.cli.remote.AgentMessage;
+import io.rdmaflux.cli.remote.AgentWarmUp;
+import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.connector.ChannelSource;
 import io.rdmaflux.connector.Sink;
 import io.rdmaflux.connector.WriteTarget;
@@ -13,15 +16,19 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /**
  * What a standby JVM loads and initialises before it waits, so that its call does not: the
- * five tools' command lines (picocli reads a few hundred classes' annotations), and one byte
+ * five tools' command lines (picocli reads a few hundred classes' annotations), one byte
  * sent through the tools' own path on loopback (Reactor, Netty's epoll event loop, the key
- * derivation and AES-GCM, the channel's protocol), from memory to nowhere: no standard stream
- * and no file is touched.
+ * derivation and AES-GCM, the channel's protocol), from memory to nowhere, and a remote
+ * rdcp's coordinator up to ssh ({@link #remoteCopy}): no standard stream and no file is touched.
  *
  * <p>Why both: on the 2-core VM under load (~7), a 1-byte rdsend -> rdrecv pair served by two
  * standbys took 2.8 s with no warm-up, 2.2 s with the command lines alone, 0.2-0.4 s with both
@@ -42,12 +49,44 @@ final class StandbyWarmUp {
     static void run() {
         commandLines();
         loopbackByte();
+        remoteCopy();
     }
 
     /** The five tools' command lines, built and dropped. */
     static void commandLines() {
         for (String tool : TOOLS) {
             Main.commandLine(tool).getCommandSpec();
+        }
+    }
+
+    /**
+     * A remote rdcp's own path up to ssh and back, with no host: its command line parsed and
+     * planned, its jobs built, and the coordinator's side of the agent protocol and of the ssh
+     * process ({@link AgentWarmUp}). The command's object is dropped unrun: nothing global is
+     * configured (the console, signals, the shared ssh directory). A failure only means less
+     * is warm.
+     *
+     * @return whether it ran to its end
+     */
+    static boolean remoteCopy() {
+        try {
+            CommandLine rdcp = Main.commandLine("rdcp");
+            rdcp.parseArgs("-e", "ssh -p 22", "--rdflux-path", "rdflux", "warm-up", "warm-up:.");
+            RdcpCommand command = rdcp.getCommand();
+            command.checkOptions();
+            RdcpCommand.Plan plan = command.plan();
+            Map<String, Object> send = new LinkedHashMap<>(Map.of("type", "send", "key", AgentMessage.newKey(),
+                    "transport", "auto", "frame-size", 1 << 20, "slots", 16));
+            AgentMessage.Job job = command.job(plan.source(), command.stages(), send, 0, 0);
+            command.job(Map.of("type", "receive"), List.of(), RdcpCommand.destination("tree", plan), 0, 0);
+            AgentWarmUp.run(RemoteShell.create().rsh("ssh -p 22").rdfluxPath("rdflux"), job);
+            return true;
+        } catch (Exception | LinkageError e) {
+            // Warm-up only: the call loads whatever is missing.
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return false;
         }
     }
 

@@ -138,4 +138,31 @@ class ProcessGroupTest {
         List<String> argv = List.of("rdflux-no-such-program", "x");
         assertThat(ProcessGroup.command(argv)).isEqualTo(argv);
     }
+
+    /**
+     * A group found gone stays gone: nothing can join a group without a member, so a later
+     * look need not read /proc again (a tiny rdcp's end looked twice, tens of ms each on a
+     * busy host). Played on a copy of /proc's layout: a member there, then none, then one again.
+     */
+    @Test
+    void aGroupFoundGoneIsNotLookedForAgain() throws Exception {
+        List<String> argv = ProcessGroup.command(List.of("/bin/sh", "-c", "exit 0"));
+        ProcessBuilder pb = new ProcessBuilder(argv);
+        pb.environment().put(MARK, mark);
+        Process exited = pb.start();
+        exited.getOutputStream().close();
+        assertThat(exited.waitFor()).isZero();
+        Path proc = Files.createDirectory(dir.resolve("proc"));
+        Path member = Files.createDirectory(proc.resolve("4242"));
+        String stat = "4242 (a child) x) S 1 " + exited.pid() + " " + exited.pid() + " 0 -1 4194560 100 0 0 0\n";
+        Files.writeString(member.resolve("stat"), stat);
+        ProcessGroup group = ProcessGroup.under(proc, exited);
+
+        assertThat(group.alive()).as("a member runs").isTrue();
+        Files.delete(member.resolve("stat"));
+        assertThat(group.alive()).as("none runs").isFalse();
+        Files.writeString(member.resolve("stat"), stat);
+        assertThat(group.alive()).as("found gone before: not looked for again").isFalse();
+        assertThat(group.terminate(Duration.ofMinutes(10))).isEqualTo(ProcessGroup.Ending.GONE);
+    }
 }

@@ -1,0 +1,138 @@
+package io.rdmaflux.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.rdmaflux.cli.remote.ShellWords;
+import io.rdmaflux.cli.remote.SshFixture;
+import io.rdmaflux.testing.MarkedProcesses;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A remote rdcp served by a standby JVM, whose warm-up ran rdcp's own path without a host
+ * (StandbyWarmUp.remoteCopy): the served call copies and says what a cold one does, to the
+ * loopback sshd. What the warm-up must not do is keep anything a call would see: here, the
+ * note that the ssh connection is not shared, which a process gives once, must still come in
+ * the served call. The tools' XDG_RUNTIME_DIR is in the test's directory; every standby is
+ * ended after the test.
+ */
+class StandbyRdcpE2ETest {
+
+    @RegisterExtension
+    static final SshFixture sshd = new SshFixture();
+
+    private static final Duration LIMIT = Duration.ofSeconds(120);
+
+    @TempDir
+    Path dir;
+
+    @RegisterExtension
+    final NothingLeftRunning nothingLeft = NothingLeftRunning.markedBy(() -> dir).andNoSessionsOf(sshd);
+
+    private final Map<String, String> env = new HashMap<>();
+
+    @BeforeEach
+    void setUp() throws IOException {
+        Path run = Files.createDirectory(dir.resolve("run"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rwx------")));
+        // The shared connection's directory open to others: each call says it does not share.
+        Files.createDirectories(run.resolve("rdflux/ssh"));
+        Files.setPosixFilePermissions(run.resolve("rdflux/ssh"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        env.put("XDG_RUNTIME_DIR", run.toString());
+        env.put("RDFLUX_STANDBY", "5m");
+        env.put("RDFLUX_WARM_AGENT", "no");
+        env.put("RDFLUX_SSH_SHARE", "5m");   // on, as by default (the test JVM's is off)
+    }
+
+    /** Ends the standbys this test left (they would wait their idle time). */
+    @AfterEach
+    void endStandbys() {
+        for (int round = 0; round < 5 && !standbys().isEmpty(); round++) {
+            for (long pid : standbys()) {
+                ProcessHandle.of(pid).ifPresent(p -> {
+                    p.destroy();
+                    p.onExit().orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> null).join();
+                    p.destroyForcibly();
+                });
+            }
+        }
+    }
+
+    @Test
+    void aServedRemoteRdcpCopiesAndSaysWhatAColdOneDoes() throws Exception {
+        Path remote = remoteTool();
+        Path src = Files.writeString(dir.resolve("tiny"), "hi\n");
+        Path dest = Files.createDirectory(dir.resolve("dest"));
+        String rdcp = ShellWords.quote(Tool.launcher("rdcp")) + " -e " + ShellWords.quote(sshd.rsh())
+                + " --rdflux-path " + ShellWords.quote(ShellWords.quote(remote.toString())) + " " + src + " h1:" + dest;
+
+        Tool cold = Tool.group(dir, rdcp + "/cold; exit $?", env);
+        assertThat(cold.exitCode(LIMIT)).as(cold.err()).isZero();
+        assertThat(cold.err()).contains("not sharing the ssh connection");
+        long standby = awaitOneStandby();
+
+        Tool served = Tool.group(dir, rdcp + "/served; exit $?", env);
+        assertThat(served.exitCode(LIMIT)).as(served.err()).isZero();
+        await("the standby that served the call (pid " + standby + ") ending").atMost(LIMIT)
+                .until(() -> ProcessHandle.of(standby).isEmpty());
+        assertThat(Files.readString(dest.resolve("served"))).isEqualTo("hi\n");
+        assertThat(served.err()).isEqualTo(cold.err());
+        assertThat(new String(served.process.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    /** The tool as the remote host runs it: this JDK, a marker every JVM there carries. */
+    private Path remoteTool() throws IOException {
+        Path p = dir.resolve("rdflux-remote");
+        Files.writeString(p, "#!/bin/sh\n"
+                + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
+                + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote("-Drdflux.test.marker=" + dir) + "\n"
+                + "exec " + ShellWords.quote(Tool.HOME.resolve("bin/rdflux").toString()) + " \"$@\"\n");
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return p;
+    }
+
+    /** Waits until one standby of this test waits; its pid. */
+    private long awaitOneStandby() {
+        Path sockets = dir.resolve("run/rdflux/standby");
+        await("a standby waiting").atMost(LIMIT).until(() -> {
+            if (standbys().size() != 1 || !Files.isDirectory(sockets)) {
+                return false;
+            }
+            try (var in = Files.list(sockets)) {
+                return in.anyMatch(p -> p.toString().endsWith(".sock"));
+            }
+        });
+        return standbys().get(0);
+    }
+
+    /** The live standby JVMs of this test: java with "--standby" in its command line, the test's directory in its environment. */
+    private List<Long> standbys() {
+        List<Long> found = new ArrayList<>();
+        for (long pid : MarkedProcesses.find(dir.toString())) {
+            try {
+                String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"), StandardCharsets.ISO_8859_1);
+                if (cmdline.contains("\0--standby\0") && cmdline.substring(0, cmdline.indexOf('\0')).endsWith("java")) {
+                    found.add(pid);
+                }
+            } catch (IOException gone) {
+                // Ended meanwhile.
+            }
+        }
+        return found;
+    }
+}

@@ -1,0 +1,43 @@
+package io.rdmaflux.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The standby's warm-up of a remote rdcp's path (StandbyWarmUp.remoteCopy) runs to its end in
+ * this JVM and leaves nothing a call could see: no descriptor open, no process running.
+ */
+class StandbyWarmUpTest {
+
+    @Test
+    void theRemoteCopysWarmUpRunsThroughAndLeavesNoDescriptorOrProcess() throws IOException {
+        StandbyWarmUp.remoteCopy();   // the JDK's own first-use descriptors (the jar, /dev/random) opened once
+        List<String> fds = fds();
+        List<ProcessHandle> children = ProcessHandle.current().children().filter(ProcessHandle::isAlive).toList();
+
+        assertThat(StandbyWarmUp.remoteCopy()).as("ran to its end").isTrue();
+
+        assertThat(fds()).as("open descriptors").isEqualTo(fds);
+        assertThat(ProcessHandle.current().children().filter(ProcessHandle::isAlive).toList())
+                .as("child processes").isEqualTo(children);
+    }
+
+    /** This JVM's open descriptors, with what each names. */
+    private static List<String> fds() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.map(fd -> {
+                try {
+                    return fd.getFileName() + " " + Files.readSymbolicLink(fd);
+                } catch (IOException closed) {
+                    return null;   // the listing's own descriptor
+                }
+            }).filter(s -> s != null && !s.contains("/proc/")).sorted().toList();
+        }
+    }
+}
