@@ -6,19 +6,27 @@ import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.connector.ChannelSource;
 import io.rdmaflux.connector.Sink;
 import io.rdmaflux.connector.WriteTarget;
+import io.rdmaflux.connector.tree.TreeReport;
+import io.rdmaflux.connector.tree.TreeSink;
+import io.rdmaflux.connector.tree.TreeSource;
 import io.rdmaflux.pipeline.Pipeline;
 import io.rdmaflux.pipeline.PipelineListener;
 import io.rdmaflux.pipeline.ReceiveSource;
 import io.rdmaflux.pipeline.SendSink;
 import io.rdmaflux.transport.TransportKind;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -28,7 +36,9 @@ import reactor.core.publisher.Sinks;
  * five tools' command lines (picocli reads a few hundred classes' annotations), one byte
  * sent through the tools' own path on loopback (Reactor, Netty's epoll event loop, the key
  * derivation and AES-GCM, the channel's protocol), from memory to nowhere, and a remote
- * rdcp's coordinator up to ssh ({@link #remoteCopy}): no standard stream and no file is touched.
+ * rdcp's coordinator up to ssh ({@link #remoteCopy}), and a tiny tree packed and written
+ * ({@link #treeCopy}, in a private temporary directory it removes): no standard stream and no
+ * file of anyone's is touched.
  *
  * <p>Why both: on the 2-core VM under load (~7), a 1-byte rdsend -> rdrecv pair served by two
  * standbys took 2.8 s with no warm-up, 2.2 s with the command lines alone, 0.2-0.4 s with both
@@ -41,15 +51,71 @@ final class StandbyWarmUp {
     private static final String[] TOOLS = {"rdsend", "rdrecv", "rdcp", "rdpipe", "rdflux"};
     /** A bound on the loopback byte; a warm-up that takes longer is left (the call loads what is missing). */
     private static final Duration LOOPBACK_WAIT = Duration.ofSeconds(10);
+    /** The same bound for the tiny tree's copy. */
+    private static final Duration TREE_WAIT = Duration.ofSeconds(10);
 
     private StandbyWarmUp() {
     }
 
-    /** Both parts. */
+    /** All parts. */
     static void run() {
         commandLines();
         loopbackByte();
         remoteCopy();
+        treeCopy(Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
+    /**
+     * A tiny tree (directories, small files, a symlink) made in a private directory under
+     * {@code under}, packed by the tree source and written by the tree sink in memory, as a
+     * local {@code rdcp -r} does, then removed: an {@code rdcp -r} of many small files would
+     * otherwise walk, pack, parse and write its first few hundred files interpreted. A failure
+     * only means less is warm.
+     *
+     * @return whether the sink reported the whole tree written and everything made is gone
+     */
+    static boolean treeCopy(Path under) {
+        Path dir;
+        try {
+            dir = Files.createTempDirectory(under, "rdflux-warm-up-");   // 0700: no one else's to read
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        boolean copied = false;
+        try {
+            Path src = dir.resolve("src");
+            for (int d = 0; d < 4; d++) {
+                Path sub = Files.createDirectories(src.resolve("lib" + d).resolve("dist"));
+                for (int f = 0; f < 5; f++) {
+                    Files.write(sub.resolve("f" + f + ".js"), new byte[f * 700 + d]);
+                }
+            }
+            Files.createSymbolicLink(src.resolve("link"), Path.of("lib0/dist/f1.js"));
+            TreeReport report = TreeSink.of(dir.resolve("dst")).writeTree(TreeSource.of(src).open()).block(TREE_WAIT);
+            copied = report != null && report.complete() && report.files() == 20 && report.symlinks() == 1;
+        } catch (Exception | LinkageError e) {
+            // Warm-up only: the call loads whatever is missing.
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return removeAll(dir) && copied;
+    }
+
+    /** Removes {@code dir} and everything below it, links not followed; whether it is gone. */
+    private static boolean removeAll(Path dir) {
+        try (Stream<Path> all = Files.walk(dir)) {
+            all.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // Left; reported by the check below.
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        return !Files.exists(dir);
     }
 
     /** The five tools' command lines, built and dropped. */

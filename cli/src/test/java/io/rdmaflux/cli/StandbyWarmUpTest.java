@@ -8,12 +8,30 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The standby's warm-up of a remote rdcp's path (StandbyWarmUp.remoteCopy) runs to its end in
- * this JVM and leaves nothing a call could see: no descriptor open, no process running.
+ * The standby's warm-ups of a remote rdcp's path (StandbyWarmUp.remoteCopy) and of a tree copy
+ * (StandbyWarmUp.treeCopy) run to their end in this JVM and leave nothing a call could see: no
+ * descriptor open, no process or writer thread running, no file.
  */
 class StandbyWarmUpTest {
+
+    @Test
+    void theTreeCopysWarmUpCopiesATreeAndLeavesNoFileDescriptorOrThread(@TempDir Path under) throws IOException {
+        StandbyWarmUp.treeCopy(under);   // first-use descriptors and pools of the JDK and Reactor made once
+        List<String> fds = fds();
+
+        assertThat(StandbyWarmUp.treeCopy(under)).as("copied and removed").isTrue();
+
+        try (Stream<Path> left = Files.list(under)) {
+            assertThat(left.toList()).as("left under the temporary root").isEmpty();
+        }
+        assertThat(fds()).as("open descriptors").isEqualTo(fds);
+        assertThat(Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+                .map(Thread::getName).filter(n -> n.startsWith("rdflux-tree-writer")).toList())
+                .as("the sink's writer threads").isEmpty();
+    }
 
     @Test
     void theRemoteCopysWarmUpRunsThroughAndLeavesNoDescriptorOrProcess() throws IOException {
