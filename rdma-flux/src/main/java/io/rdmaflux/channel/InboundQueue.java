@@ -154,18 +154,20 @@ final class InboundQueue {
 
     /**
      * The stream failed: the application's data ends with {@code error} unless it is over
-     * already. Another thread's emission in progress is waited out, bounded as Reactor's
-     * {@code busyLooping}; one that outlasts the bound (an application's onNext that blocks,
+     * already. Another thread's emission in progress is waited out, bounded ({@link #EMIT_WAIT});
+     * one that outlasts the bound (an application's onNext that blocks,
      * perhaps until this very failure is reported) delivers the failure itself as it returns
      * ({@link #emit}), so the data still ends with it, right after that frame.
      */
     void fail(RdmaFluxException error) {
         pendingFailure.compareAndSet(null, error);
-        try {
-            inbound.emitError(error, Sinks.EmitFailureHandler.busyLooping(EMIT_WAIT));
-        } catch (Sinks.EmissionException e) {
-            // Still FAIL_NON_SERIALIZED at the bound: left to the emission in progress (pendingFailure).
+        // Not emitError(): on a stream over already it would hand the failure to onErrorDropped,
+        // a loud ERROR; here that failure is reported through result() alone.
+        long deadline = System.nanoTime() + EMIT_WAIT.toNanos();
+        while (inbound.tryEmitError(error) == Sinks.EmitResult.FAIL_NON_SERIALIZED && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
         }
+        // Still FAIL_NON_SERIALIZED at the bound: left to the emission in progress (pendingFailure).
     }
 
     /** The application's one subscription to the data; a second gets {@code failure} or an error saying so. */

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Hooks;
 
 /**
  * One receiving stream's data ({@link InboundQueue}) with real chunks: credits go back in
@@ -146,6 +147,22 @@ class InboundQueueTest {
         assertThatThrownBy(() -> queue.take(() -> failure).blockLast(WAIT)).isSameAs(failure);
         assertThatThrownBy(() -> queue.take(() -> null).blockLast(WAIT))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("only once");
+    }
+
+    @Test
+    void aFailureAfterTheVerifiedEndIsNotDroppedLoudly() {
+        // END verified, then the handler failed while writing: result() reports it, not Reactor's onErrorDropped.
+        List<Throwable> dropped = new CopyOnWriteArrayList<>();
+        Hooks.onErrorDropped(dropped::add);
+        try {
+            queue.offer(frame(4));
+            queue.complete();
+            queue.fail(new RdmaFluxException(ErrorCode.TRUNCATED, "the handler failed after END"));
+            assertThat(queue.take(() -> null).doOnNext(Chunk::release).count().block(WAIT)).isEqualTo(1);
+        } finally {
+            Hooks.resetOnErrorDropped();
+        }
+        assertThat(dropped).isEmpty();
     }
 
     @Test
