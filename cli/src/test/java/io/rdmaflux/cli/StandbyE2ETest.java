@@ -12,11 +12,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,15 +58,7 @@ class StandbyE2ETest {
     /** Ends the standbys this test left (they would wait their idle time), and their successors. */
     @AfterEach
     void endStandbys() {
-        for (int round = 0; round < 5 && !standbys().isEmpty(); round++) {
-            for (long pid : standbys()) {
-                ProcessHandle.of(pid).ifPresent(p -> {
-                    p.destroy();
-                    p.onExit().orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> null).join();
-                    p.destroyForcibly();
-                });
-            }
-        }
+        StandbyJvms.endAll(dir);
     }
 
     @Test
@@ -361,19 +351,7 @@ class StandbyE2ETest {
 
     /** The live standby JVMs of this test: java with "--standby" in its command line, the test's directory in its environment. */
     private List<Long> standbys() {
-        List<Long> found = new ArrayList<>();
-        for (long pid : MarkedProcesses.find(dir.toString())) {
-            try {
-                String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"), StandardCharsets.ISO_8859_1);
-                // The JVM, not the shell that leads its session (whose arguments are the JVM's command).
-                if (cmdline.contains("\0--standby\0") && cmdline.substring(0, cmdline.indexOf('\0')).endsWith("java")) {
-                    found.add(pid);
-                }
-            } catch (IOException gone) {
-                // Ended meanwhile.
-            }
-        }
-        return found;
+        return StandbyJvms.of(dir);
     }
 
     /** The name of the one socket a standby waits on (KEY-N.sock). */

@@ -5,18 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import io.rdmaflux.cli.remote.ShellWords;
 import io.rdmaflux.cli.remote.SshFixture;
-import io.rdmaflux.testing.MarkedProcesses;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -62,15 +59,7 @@ class StandbyRdcpE2ETest {
     /** Ends the standbys this test left (they would wait their idle time). */
     @AfterEach
     void endStandbys() {
-        for (int round = 0; round < 5 && !standbys().isEmpty(); round++) {
-            for (long pid : standbys()) {
-                ProcessHandle.of(pid).ifPresent(p -> {
-                    p.destroy();
-                    p.onExit().orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> null).join();
-                    p.destroyForcibly();
-                });
-            }
-        }
+        StandbyJvms.endAll(dir);
     }
 
     @Test
@@ -122,17 +111,6 @@ class StandbyRdcpE2ETest {
 
     /** The live standby JVMs of this test: java with "--standby" in its command line, the test's directory in its environment. */
     private List<Long> standbys() {
-        List<Long> found = new ArrayList<>();
-        for (long pid : MarkedProcesses.find(dir.toString())) {
-            try {
-                String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"), StandardCharsets.ISO_8859_1);
-                if (cmdline.contains("\0--standby\0") && cmdline.substring(0, cmdline.indexOf('\0')).endsWith("java")) {
-                    found.add(pid);
-                }
-            } catch (IOException gone) {
-                // Ended meanwhile.
-            }
-        }
-        return found;
+        return StandbyJvms.of(dir);
     }
 }
