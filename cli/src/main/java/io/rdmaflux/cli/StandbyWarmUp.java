@@ -22,11 +22,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -37,7 +35,8 @@ import reactor.core.publisher.Sinks;
  * sent through the tools' own path on loopback (Reactor, Netty's epoll event loop, the key
  * derivation and AES-GCM, the channel's protocol), from memory to nowhere, and a remote
  * rdcp's coordinator up to ssh ({@link #remoteCopy}), and a tiny tree packed and written
- * ({@link #treeCopy}, in a private temporary directory it removes): no standard stream and no
+ * ({@link #treeCopy}, in a private temporary directory it removes, even when the JVM is ended
+ * meanwhile: {@link WarmUpDirectory}): no standard stream and no
  * file of anyone's is touched.
  *
  * <p>Why both: on the 2-core VM under load (~7), a 1-byte rdsend -> rdrecv pair served by two
@@ -75,14 +74,15 @@ final class StandbyWarmUp {
      * @return whether the sink reported the whole tree written and everything made is gone
      */
     static boolean treeCopy(Path under) {
-        Path dir;
+        WarmUpDirectory made;
         try {
-            dir = Files.createTempDirectory(under, "rdflux-warm-up-");   // 0700: no one else's to read
+            made = WarmUpDirectory.create(under);   // 0700: no one else's to read; removed even if the JVM is ended
         } catch (IOException | RuntimeException e) {
             return false;
         }
+        Path dir = made.path();
         boolean copied = false;
-        try {
+        try (made) {
             Path src = dir.resolve("src");
             for (int d = 0; d < 4; d++) {
                 Path sub = Files.createDirectories(src.resolve("lib" + d).resolve("dist"));
@@ -91,6 +91,7 @@ final class StandbyWarmUp {
                 }
             }
             Files.createSymbolicLink(src.resolve("link"), Path.of("lib0/dist/f1.js"));
+            WarmUpDirectory.pauseForTests();
             TreeReport report = TreeSink.of(dir.resolve("dst")).writeTree(TreeSource.of(src).open()).block(TREE_WAIT);
             copied = report != null && report.complete() && report.files() == 20 && report.symlinks() == 1;
         } catch (Exception | LinkageError e) {
@@ -99,23 +100,7 @@ final class StandbyWarmUp {
                 Thread.currentThread().interrupt();
             }
         }
-        return removeAll(dir) && copied;
-    }
-
-    /** Removes {@code dir} and everything below it, links not followed; whether it is gone. */
-    private static boolean removeAll(Path dir) {
-        try (Stream<Path> all = Files.walk(dir)) {
-            all.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // Left; reported by the check below.
-                }
-            });
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
-        return !Files.exists(dir);
+        return made.removed() && copied;
     }
 
     /** The five tools' command lines, built and dropped. */

@@ -299,6 +299,29 @@ class StandbyE2ETest {
         assertThat(Files.readString(log)).contains("io.rdmaflux.cli.Main source: ");
     }
 
+    /**
+     * A standby ended by SIGTERM while its warm-up's tiny tree exists (held there by the
+     * test-only pause, WarmUpDirectory.PAUSE_PROPERTY) leaves no rdflux-warm-up-* directory:
+     * before the fix, the JVM ended before its warm-up removed it. Its java.io.tmpdir is the
+     * test's own, so that no other process's directory is looked at.
+     */
+    @Test
+    void aStandbyEndedDuringItsWarmUpLeavesNoWarmUpDirectory() throws Exception {
+        Path tmp = Files.createDirectory(dir.resolve("tmp"));
+        env.put("RDFLUX_JAVA_OPTS", "-Djava.io.tmpdir=" + tmp + " -D" + WarmUpDirectory.PAUSE_PROPERTY + "=600000");
+        Tool t = sh(tool("rdflux") + " --version");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        await("the warm-up's tree made").atMost(LIMIT).until(() -> warmUpDirectories(tmp).size() == 1
+                && Files.exists(warmUpDirectories(tmp).get(0).resolve("src/link"), LinkOption.NOFOLLOW_LINKS));
+        List<Long> warming = standbys();
+        assertThat(warming).as("the standby warming up").hasSize(1);
+
+        ProcessHandle.of(warming.get(0)).ifPresent(ProcessHandle::destroy);   // SIGTERM
+
+        awaitEnd(warming.get(0), "the standby ended during its warm-up");
+        assertThat(warmUpDirectories(tmp)).as("left in its temporary directory").isEmpty();
+    }
+
     // --- helpers ---
 
     /**
@@ -367,6 +390,12 @@ class StandbyE2ETest {
         }
         try (Stream<Path> files = Files.list(standbyDir)) {
             return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".sock")).sorted().toList();
+        }
+    }
+
+    private static List<Path> warmUpDirectories(Path tmp) throws IOException {
+        try (Stream<Path> files = Files.list(tmp)) {
+            return files.filter(p -> p.getFileName().toString().startsWith(WarmUpDirectory.PREFIX)).toList();
         }
     }
 

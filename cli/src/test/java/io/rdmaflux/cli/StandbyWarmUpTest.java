@@ -33,6 +33,27 @@ class StandbyWarmUpTest {
                 .as("the sink's writer threads").isEmpty();
     }
 
+    /**
+     * What a warm-up killed outright (SIGKILL: no hook runs) left is removed by the next one:
+     * only a directory named for a process that is gone; a live process's, and any other name, stay.
+     */
+    @Test
+    void theTreeCopysWarmUpRemovesWhatADeadWarmUpLeftAndNothingElse(@TempDir Path under) throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        Path dead = Files.createDirectories(under.resolve(WarmUpDirectory.PREFIX + gone.pid() + "-123/src/lib0"));
+        Files.write(dead.resolve("f0.js"), new byte[10]);
+        Path live = Files.createDirectory(under.resolve(WarmUpDirectory.PREFIX + ProcessHandle.current().pid() + "-456"));
+        Path unnamed = Files.createDirectory(under.resolve(WarmUpDirectory.PREFIX + "789"));
+        Path notADirectory = Files.createSymbolicLink(under.resolve(WarmUpDirectory.PREFIX + gone.pid() + "-7"), dead);
+
+        assertThat(StandbyWarmUp.treeCopy(under)).as("copied and removed").isTrue();
+
+        try (Stream<Path> left = Files.list(under)) {
+            assertThat(left.toList()).containsExactlyInAnyOrder(live, unnamed, notADirectory);
+        }
+    }
+
     @Test
     void theRemoteCopysWarmUpRunsThroughAndLeavesNoDescriptorOrProcess() throws IOException {
         StandbyWarmUp.remoteCopy();   // the JDK's own first-use descriptors (the jar, /dev/random) opened once
