@@ -16,8 +16,9 @@ import java.util.function.Consumer;
 
 /**
  * The warm agent's daemon: one per user and install (its {@link WarmPlace}), holding the place's
- * lock for its whole life, so that of two that race to start one serves and the other exits at
- * once. It accepts connections on the place's socket, refuses any whose peer is another user
+ * lock for its whole life, so that of two that race to start one serves and the other exits (after
+ * {@link #LOCK_WAIT}, since a starter's look holds the lock a moment). It accepts connections on
+ * the place's socket, refuses any whose peer is another user
  * ({@code SO_PEERCRED}; the private directory already keeps them out), greets each and serves
  * it on a thread of its own ({@link WarmSession}), many at once, but no more than its direct
  * memory holds: each session may take what one agent's JVM may ({@link WarmStart} sized the
@@ -27,6 +28,10 @@ import java.util.function.Consumer;
  * never outlives its idle time by more than a moment.
  */
 public final class WarmDaemon {
+
+    /** How long a starting daemon tries the place's lock ({@link #lock}); a look holds it for microseconds. */
+    static final Duration LOCK_WAIT = Duration.ofMillis(500);
+    private static final long LOCK_RETRY_MS = 10;
 
     private final WarmPlace place;
     private final Duration idle;
@@ -58,7 +63,7 @@ public final class WarmDaemon {
     }
 
     /**
-     * Serves until idle for its idle time; returns at once when another daemon holds the place
+     * Serves until idle for its idle time; returns when another daemon holds the place
      * or the directory is not private. Returns the exit status: 0 served or another serves, 1 could not.
      */
     public int run() {
@@ -68,7 +73,7 @@ public final class WarmDaemon {
             return 1;
         }
         try (FileChannel lockFile = FileChannel.open(place.lock(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock lock = lockFile.tryLock()) {
+             FileLock lock = lock(lockFile, LOCK_WAIT)) {
             if (lock == null) {
                 return 0;   // another daemon holds the place and serves it
             }
@@ -89,6 +94,26 @@ public final class WarmDaemon {
         } finally {
             close();
         }
+    }
+
+    /**
+     * The place's lock, or null when another daemon holds it. Tried again for up to {@code wait}:
+     * a starter that looks whether a daemon serves ({@link WarmStart#held}) holds the lock for a
+     * moment, and a daemon starting in that moment must not take the look for a daemon and exit.
+     */
+    static FileLock lock(FileChannel lockFile, Duration wait) throws IOException {
+        long end = System.nanoTime() + wait.toNanos();
+        FileLock lock = lockFile.tryLock();
+        while (lock == null && System.nanoTime() < end) {
+            try {
+                Thread.sleep(LOCK_RETRY_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+            lock = lockFile.tryLock();
+        }
+        return lock;
     }
 
     private void acceptAll() {

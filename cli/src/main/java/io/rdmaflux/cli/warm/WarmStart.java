@@ -78,7 +78,11 @@ public final class WarmStart {
         }
     }
 
-    /** Whether a daemon holds the place's lock now (a race with one starting is settled by its own lock). */
+    /**
+     * Whether a daemon holds the place's lock now (a race with one starting is settled by its own
+     * lock). Looking takes the lock for a moment: a daemon starting then tries again for a while
+     * ({@link WarmDaemon#lock}) rather than take the look for a daemon that serves.
+     */
     private static boolean held(WarmPlace place) {
         if (!Files.exists(place.lock())) {
             return false;
