@@ -37,6 +37,7 @@ public final class Main {
         }
         // Standard output carries data: what a plugin or a library prints goes to stderr.
         Console.reserveStdout();
+        StandbyCalls.warnIfNotUnderstood(argv);
         int code = run(argv);
         // rdcp and rdpipe: no ssh process may outlive the tool (one still logging in is given
         // the rest of its grace to finish, docs/remote.md).

@@ -50,6 +50,19 @@ final class StandbyCalls implements StandbyProcess.Call {
         }
     }
 
+    /**
+     * At a call's start, cold or served: one line on stderr when {@code RDFLUX_STANDBY} is not
+     * understood (a typo such as {@code of} would otherwise leave the user guessing). Not for
+     * {@code rdflux agent}, a remote side whose stderr is the coordinator's.
+     */
+    static void warnIfNotUnderstood(String[] argv) {
+        boolean agent = argv.length > 1 && argv[0].equals("rdflux") && argv[1].equals("agent");
+        String warning = StandbySpawn.notUnderstood(System.getenv());
+        if (!agent && warning != null && argv.length > 0) {
+            System.err.println(argv[0] + ": " + warning);
+        }
+    }
+
     /** Whether this process serves a call for a client (not a cold run). */
     private static volatile boolean served;
 

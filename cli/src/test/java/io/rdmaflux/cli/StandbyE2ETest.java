@@ -259,6 +259,28 @@ class StandbyE2ETest {
         assertThat(sockets()).isEmpty();
     }
 
+    /**
+     * RDFLUX_STANDBY=of, a typo: each call, cold or served, says once on stderr that the value
+     * is not understood and what is, and the default applies (a standby is left and serves).
+     */
+    @Test
+    void aStandbyValueNotUnderstoodWarnsOnceACallAndTheDefaultApplies() throws Exception {
+        env.put("RDFLUX_STANDBY", "of");
+        String warning = "rdflux: warning: RDFLUX_STANDBY=of is not understood (no, off, 0 or false: off;"
+                + " yes, on, true or a duration such as 30s or 2m: on), so the default applies: on, a standby waits 5m\n";
+        Tool cold = sh(tool("rdflux") + " --version");
+        assertThat(cold.exitCode(LIMIT)).as(cold.err()).isZero();
+        assertThat(out(cold)).startsWith("rdma-flux ");
+        assertThat(cold.err()).isEqualTo(warning);
+        long standby = awaitStandbys(1).get(0);
+
+        Tool served = sh(tool("rdflux") + " --version");
+        assertThat(served.exitCode(LIMIT)).as(served.err()).isZero();
+        assertThat(out(served)).startsWith("rdma-flux ");
+        assertThat(served.err()).isEqualTo(warning);
+        awaitEnd(standby, "the standby that served the call");
+    }
+
     /** The standby writes stderr through its own open of the file: the shell's offset still ends after its messages. */
     @Test
     void aServedCallsMessagesStayBeforeWhatTheShellWritesNextOnStderr() throws Exception {

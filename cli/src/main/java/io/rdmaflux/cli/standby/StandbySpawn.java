@@ -3,6 +3,7 @@ package io.rdmaflux.cli.standby;
 import io.rdmaflux.cli.remote.Detached;
 import io.rdmaflux.connector.process.ProcessGroup;
 import io.rdmaflux.pipeline.config.ValueType;
+import io.rdmaflux.text.RemoteText;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Starts a standby JVM for a key: this JVM's own command line (the same java, options and jar)
@@ -25,7 +27,10 @@ import java.util.Optional;
  */
 public final class StandbySpawn {
 
-    /** The environment variable: {@code no} turns standbys off, a duration sets their idle time. */
+    /**
+     * The environment variable: {@code no} turns standbys off, a duration sets their idle time;
+     * any other value warns once a call ({@link #notUnderstood}) and leaves them on.
+     */
     public static final String ENV = "RDFLUX_STANDBY";
     /** The key a client sets for the cold JVM it runs, so that this JVM leaves a standby for it. */
     public static final String KEY_ENV = "RDFLUX_STANDBY_KEY";
@@ -37,25 +42,52 @@ public final class StandbySpawn {
 
     /**
      * How long a standby waits, from {@value #ENV} in {@code env}; empty when off ({@code no},
-     * {@code off}, {@code 0}, {@code false}) or not understood (a start-up aid never fails a tool).
+     * {@code off}, {@code 0}, {@code false}, a duration under a second). A value not understood
+     * ({@link #notUnderstood}) is the default: a start-up aid never fails a tool, and the
+     * warning tells the user.
      */
     public static Optional<Duration> idle(Map<String, String> env) {
-        String value = env.getOrDefault(ENV, "").strip().toLowerCase(Locale.ROOT);
-        switch (value) {
-            case "no", "off", "0", "false" -> {
-                return Optional.empty();
-            }
-            case "", "yes", "on", "true" -> {
-                return Optional.of(DEFAULT_IDLE);
-            }
-            default -> {
-                try {
-                    Duration d = ValueType.parseDuration(value);
-                    return d.toSeconds() >= 1 ? Optional.of(d) : Optional.empty();
-                } catch (IllegalArgumentException e) {
-                    return Optional.empty();
-                }
-            }
+        String value = value(env);
+        if (OFF.contains(value)) {
+            return Optional.empty();
+        }
+        Duration d = duration(value);
+        if (d == null) {
+            return Optional.of(DEFAULT_IDLE);
+        }
+        return d.toSeconds() >= 1 ? Optional.of(d) : Optional.empty();
+    }
+
+    /**
+     * One line (without the tool's name) saying that {@value #ENV} in {@code env} is not
+     * understood, what is, and that the default applies; null when it is understood or unset.
+     */
+    public static String notUnderstood(Map<String, String> env) {
+        String value = value(env);
+        if (OFF.contains(value) || duration(value) != null) {
+            return null;
+        }
+        return "warning: " + ENV + "=" + RemoteText.sanitize(env.get(ENV), 40) + " is not understood"
+                + " (no, off, 0 or false: off; yes, on, true or a duration such as 30s or 2m: on),"
+                + " so the default applies: on, a standby waits " + DEFAULT_IDLE.toMinutes() + "m";
+    }
+
+    /** The values that turn standbys off. */
+    private static final Set<String> OFF = Set.of("no", "off", "0", "false");
+
+    private static String value(Map<String, String> env) {
+        return env.getOrDefault(ENV, "").strip().toLowerCase(Locale.ROOT);
+    }
+
+    /** The idle time {@code value} (not an off word) names; null when it names none. */
+    private static Duration duration(String value) {
+        if (value.isEmpty() || value.equals("yes") || value.equals("on") || value.equals("true")) {
+            return DEFAULT_IDLE;
+        }
+        try {
+            return ValueType.parseDuration(value);
+        } catch (IllegalArgumentException e) {
+            return null;
         }
     }
 

@@ -77,9 +77,27 @@ class StandbySpawnTest {
         assertThat(StandbySpawn.idle(Map.of("RDFLUX_STANDBY", "yes"))).contains(Duration.ofMinutes(5));
         assertThat(StandbySpawn.idle(Map.of("RDFLUX_STANDBY", "30s"))).contains(Duration.ofSeconds(30));
         assertThat(StandbySpawn.idle(Map.of("RDFLUX_STANDBY", "2m"))).contains(Duration.ofMinutes(2));
-        for (String off : List.of("no", "off", "0", "false", "NO", "soon", "10ms")) {
+        for (String off : List.of("no", "off", "0", "false", "NO", "10ms")) {
             assertThat(StandbySpawn.idle(Map.of("RDFLUX_STANDBY", off))).as(off).isEmpty();
+            assertThat(StandbySpawn.notUnderstood(Map.of("RDFLUX_STANDBY", off))).as(off).isNull();
         }
+        for (String on : List.of("", "yes", "On", "30s", "2m")) {
+            assertThat(StandbySpawn.notUnderstood(Map.of("RDFLUX_STANDBY", on))).as(on).isNull();
+        }
+        assertThat(StandbySpawn.notUnderstood(Map.of())).isNull();
+    }
+
+    /** A typo (RDFLUX_STANDBY=of) is not taken silently for off: the default applies, and one line says so. */
+    @Test
+    void aValueNotUnderstoodLeavesTheDefaultAndSaysWhatIsUnderstood() {
+        for (String typo : List.of("of", "soon", "5 min", "-1s")) {
+            assertThat(StandbySpawn.idle(Map.of("RDFLUX_STANDBY", typo))).as(typo).contains(Duration.ofMinutes(5));
+        }
+        assertThat(StandbySpawn.notUnderstood(Map.of("RDFLUX_STANDBY", "of"))).isEqualTo("warning: RDFLUX_STANDBY=of"
+                + " is not understood (no, off, 0 or false: off; yes, on, true or a duration such as 30s or 2m: on),"
+                + " so the default applies: on, a standby waits 5m");
+        assertThat(StandbySpawn.notUnderstood(Map.of("RDFLUX_STANDBY", "o\u001b[2Jf\n")))
+                .as("no escape or line break of the value reaches the terminal").doesNotContain("\u001b", "\n");
     }
 
     @Test
