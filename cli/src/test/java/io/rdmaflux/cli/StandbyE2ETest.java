@@ -226,6 +226,22 @@ class StandbyE2ETest {
         assertThat(sockets()).isEmpty();
     }
 
+    /**
+     * A waiting standby ended by SIGTERM removes its socket's name: a name left counts as a
+     * standby waiting, and two left kept the context from ever getting a standby again.
+     */
+    @Test
+    void aWaitingStandbyEndedBySigtermRemovesItsSocket() throws Exception {
+        Tool t = sh(tool("rdflux") + " --version");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        long standby = awaitStandbys(1).get(0);
+
+        ProcessHandle.of(standby).ifPresent(ProcessHandle::destroy);   // SIGTERM
+
+        awaitEnd(standby, "the waiting standby");
+        assertThat(sockets()).isEmpty();
+    }
+
     @Test
     void aCallFromAnotherDirectoryOrEnvironmentIsNotServed() throws Exception {
         Tool first = sh(tool("rdflux") + " --version");

@@ -100,6 +100,23 @@ public final class StandbyProcess {
     private SocketChannel accept(Path socket) throws IOException {
         // A socket left by a standby that was killed: nobody listens on it, since its lock was free.
         Files.deleteIfExists(socket);
+        // Ended while it waits (SIGTERM: no tool's handlers yet, so the JVM runs its hooks), it
+        // removes the name too: a name left counts as a standby waiting (roomForAnother), and
+        // two would keep its context from ever getting one again.
+        Thread removeName = new Thread(() -> deleteQuietly(socket), "standby-socket-clean-up");
+        Runtime.getRuntime().addShutdownHook(removeName);
+        try {
+            return listen(socket);
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(removeName);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook runs, or ran.
+            }
+        }
+    }
+
+    private SocketChannel listen(Path socket) throws IOException {
         try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             server.bind(UnixDomainSocketAddress.of(socket));
             AtomicBoolean taken = new AtomicBoolean();
