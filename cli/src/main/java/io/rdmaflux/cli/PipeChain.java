@@ -6,6 +6,7 @@ import io.rdmaflux.cli.PipePlan.Output;
 import io.rdmaflux.cli.remote.AgentMessage;
 import io.rdmaflux.cli.remote.RemoteAgent;
 import io.rdmaflux.cli.remote.RemoteException;
+import io.rdmaflux.cli.remote.RemoteHost;
 import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.connector.StdoutSink;
 import io.rdmaflux.error.RdmaFluxException;
@@ -19,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import reactor.core.Disposable;
@@ -76,6 +78,8 @@ final class PipeChain {
 
     private final List<Hop> hops;
     private final RemoteShell shell;
+    /** Starts a hop's agent ({@link RemoteShell#startAgent}); tests may wrap it to watch the starts' order. */
+    private final Function<RemoteHost, RemoteAgent> starter;
     private final PluginRegistry plugins;
     private final PipeCommand.Settings settings;
     private final Meter meter;
@@ -92,8 +96,14 @@ final class PipeChain {
     private final Map<Integer, Sinks.One<Integer>> localPorts = new java.util.concurrent.ConcurrentHashMap<>();
 
     PipeChain(List<Hop> hops, RemoteShell shell, PluginRegistry plugins, PipeCommand.Settings settings, Meter meter) {
+        this(hops, shell, shell::startAgent, plugins, settings, meter);
+    }
+
+    PipeChain(List<Hop> hops, RemoteShell shell, Function<RemoteHost, RemoteAgent> starter, PluginRegistry plugins,
+              PipeCommand.Settings settings, Meter meter) {
         this.hops = hops;
         this.shell = shell;
+        this.starter = starter;
         this.plugins = plugins;
         this.settings = settings;
         this.meter = meter;
@@ -126,11 +136,7 @@ final class PipeChain {
 
     private void start() {
         meter.streamStarted();
-        for (int i = 0; i < hops.size(); i++) {
-            if (!hops.get(i).isLocal()) {
-                agents[i] = shell.startAgent(hops.get(i).host());
-            }
-        }
+        startAgents();
         // Where each receiving end listens, as its sender should reach it.
         List<Mono<Endpoint>> endpoints = new ArrayList<>();
         for (int i = 0; i < hops.size(); i++) {
@@ -147,7 +153,8 @@ final class PipeChain {
                 agent.done().subscribe(d -> finish(index, 0, null, d.bytes(), false, false),
                         e -> finish(index, status(e), Console.message(e), agent.bytes(), reportedByPeer(e), false));
                 if (hop.output() == Output.SEND) {
-                    endpoints.get(i + 1).flatMap(ep -> agent.connect(ep.host(), ep.port()))
+                    endpoints.get(i + 1).flatMap(ep -> agent.connect(ep.host(), ep.port())
+                                    .doOnSuccess(x -> log.debug("told {} where to send", hop.label())))
                             .subscribe(x -> { }, e -> log.debug("no connect for {}: {}", hop.label(), e.toString()));
                 }
                 // A remote hop's count is what its agent reports.
@@ -157,6 +164,70 @@ final class PipeChain {
                         e -> log.debug("no endpoint for {}: {}", hop.label(), e.toString())));
             } else {
                 runLocal(index, null);
+            }
+        }
+    }
+
+    /**
+     * Starts the remote hops' agents, each host's on a thread of its own: a start forks ssh and
+     * waits for it to lead a process group of its own (with --install-remote it installs
+     * first), 50-250 ms a hop on a loaded host, which one after another delayed the last hop's
+     * ssh by their sum. A host named twice still starts its hops in order, so that its first
+     * ssh can become the shared master for the next. Every start is bounded by its own waits.
+     * When starts fail, the first failing hop's failure in the chain is thrown, as when they
+     * ran in order, and the agents that did start are disposed of (the tool's end waits for them).
+     */
+    private void startAgents() {
+        Map<RemoteHost, List<Integer>> byHost = new LinkedHashMap<>();
+        for (int i = 0; i < hops.size(); i++) {
+            if (!hops.get(i).isLocal()) {
+                byHost.computeIfAbsent(hops.get(i).host(), h -> new ArrayList<>()).add(i);
+            }
+        }
+        if (byHost.isEmpty()) {
+            return;
+        }
+        // ssh's command line once, in hop order, first: a once-per-process note it may print
+        // ("not sharing the ssh connection") names the first remote hop's host, as before.
+        shell.command(byHost.keySet().iterator().next(), "");
+        RuntimeException[] failures = new RuntimeException[hops.size()];
+        List<Thread> threads = new ArrayList<>();
+        byHost.forEach((host, indexes) -> {
+            Thread t = new Thread(() -> {
+                for (int i : indexes) {
+                    try {
+                        agents[i] = starter.apply(host);
+                    } catch (RuntimeException e) {
+                        failures[i] = e;
+                        return;
+                    }
+                }
+            }, "rdpipe-start-" + host);
+            t.setDaemon(true);
+            t.start();
+            threads.add(t);
+        });
+        boolean interrupted = false;
+        for (Thread t : threads) {
+            while (t.isAlive()) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;   // the starts are bounded: wait for them all the same
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        for (RuntimeException failure : failures) {
+            if (failure != null) {
+                for (RemoteAgent a : agents) {
+                    if (a != null) {
+                        a.dispose();
+                    }
+                }
+                throw failure;
             }
         }
     }

@@ -92,7 +92,9 @@ public final class RemoteAgent implements Disposable {
         List<String> argv = shell.command(host, shell.agentCommand(nonce));
         log.debug("starting the agent on {}: {}", host, ShellWords.join(argv));
         try {
-            return new RemoteAgent(shell, host, AgentProcess.start(host, argv), nonce);
+            RemoteAgent agent = new RemoteAgent(shell, host, AgentProcess.start(host, argv), nonce);
+            log.debug("ssh for {} runs (pid {})", host, agent.pid());
+            return agent;
         } catch (IOException e) {
             throw AgentFailures.cannotRun(host, shell, argv.get(0), e.getMessage());
         }
@@ -261,6 +263,7 @@ public final class RemoteAgent implements Disposable {
                         break;
                     }
                     greeted();
+                    log.debug("agent on {} said hello", host);
                     hello.tryEmitValue(h);
                     continue;
                 }
@@ -275,6 +278,7 @@ public final class RemoteAgent implements Disposable {
                     break;
                 }
                 if (m instanceof AgentMessage.Listening l) {
+                    log.debug("agent on {} listens", host);
                     listening.tryEmitValue(l);
                 } else if (m instanceof AgentMessage.Entry e) {
                     entries.accept(e);
@@ -282,8 +286,10 @@ public final class RemoteAgent implements Disposable {
                     bytes = p.bytes();
                     progress = p;
                 } else if (m instanceof AgentMessage.Started) {
+                    log.debug("agent on {} started its job", host);
                     started = true;
                 } else if (m instanceof AgentMessage.Done d) {
+                    log.debug("agent on {} reported its job done", host);
                     bytes = d.bytes();
                     outcome = d;
                 }
