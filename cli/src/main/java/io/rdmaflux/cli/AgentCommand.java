@@ -110,6 +110,20 @@ final class AgentCommand implements Callable<Integer> {
         return jar == null ? null : WarmPlace.of(jar, warmDir, System.getenv());
     }
 
+    /**
+     * The daemon's warm-up: a channel's byte on loopback and a tree packed and written in a private
+     * temporary directory (the standby's own, {@link StandbyWarmUp}), so that the first session's
+     * receiving side, an {@code rdcp -r}'s sink above all, does not run interpreted.
+     */
+    private static void warmUp() {
+        try {
+            StandbyWarmUp.loopbackByte();
+        } catch (RuntimeException e) {
+            // Warm-up only: the session loads whatever is missing.
+        }
+        StandbyWarmUp.treeCopy(Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
     /** Serves sessions until idle ({@code --daemon}); its stderr is /dev/null, so it just exits when it cannot. */
     private int warmDaemon() {
         if (warm == null || warm <= 0) {
@@ -122,7 +136,7 @@ final class AgentCommand implements Callable<Integer> {
             }
             WarmSessions sessions = new WarmSessions();
             Runtime.getRuntime().addShutdownHook(new Thread(sessions::abortAll, "warm-agent-shutdown"));
-            return new WarmDaemon(place, Duration.ofSeconds(warm), sessions, Console::info).run();
+            return new WarmDaemon(place, Duration.ofSeconds(warm), sessions, Console::info, AgentCommand::warmUp).run();
         } catch (IOException e) {
             return ExitCode.SOFTWARE;
         }

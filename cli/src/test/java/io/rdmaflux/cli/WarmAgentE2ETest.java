@@ -99,6 +99,32 @@ class WarmAgentE2ETest {
         assertThat(daemons()).hasSize(1);
     }
 
+    /**
+     * A new daemon warms up its tree sink before any session: the first session after it starts
+     * is the next call's, which would otherwise write its tree interpreted. The JVM's own list of
+     * compiled methods (jcmd) shows the sink's code compiled with no session served.
+     */
+    @Test
+    void aNewDaemonHasCompiledTheTreeSinkBeforeItsFirstSession() throws Exception {
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        assumeTrue(Files.isExecutable(jcmd), "no jcmd in this JDK: cannot read the daemon's compiled methods");
+        assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("one")));
+        long daemon = awaitOneDaemon();
+
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1))
+                .until(() -> compiled(jcmd, daemon).contains(" io.rdmaflux.connector.tree.TreeParser."));
+        assertThat(compiled(jcmd, daemon)).contains(" io.rdmaflux.connector.tree.SmallFileWriters$");
+    }
+
+    /** The compiled methods of JVM {@code pid}, as {@code jcmd PID Compiler.codelist} lists them. */
+    private static String compiled(Path jcmd, long pid) throws Exception {
+        Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "Compiler.codelist")
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        return out;
+    }
+
     @Test
     void racingStartsLeaveOneDaemon() throws Exception {
         List<Process> started = new ArrayList<>();

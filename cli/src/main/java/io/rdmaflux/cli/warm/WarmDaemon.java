@@ -37,6 +37,7 @@ public final class WarmDaemon {
     private final Duration idle;
     private final WarmSession.Agents agents;
     private final Consumer<String> log;
+    private final Runnable warmUp;
     private final String directory = System.getProperty("user.dir");
 
     private final int maxSessions = maxSessions();
@@ -56,10 +57,22 @@ public final class WarmDaemon {
      * @param log    where it says why it did not start or refused a peer (the daemon's stderr: nowhere, unless debugging)
      */
     public WarmDaemon(WarmPlace place, Duration idle, WarmSession.Agents agents, Consumer<String> log) {
+        this(place, idle, agents, log, () -> { });
+    }
+
+    /**
+     * @param warmUp run once on a thread of its own as soon as the daemon listens: its first
+     *               session would otherwise run the sink's code interpreted (a daemon starts
+     *               right after the call that left it, so this is paid before its next call);
+     *               it must touch nothing a session sees and may fail silently
+     */
+    public WarmDaemon(WarmPlace place, Duration idle, WarmSession.Agents agents, Consumer<String> log,
+            Runnable warmUp) {
         this.place = place;
         this.idle = idle;
         this.agents = agents;
         this.log = log;
+        this.warmUp = warmUp;
     }
 
     /**
@@ -86,6 +99,10 @@ public final class WarmDaemon {
             Thread timer = new Thread(this::keepTime, "warm-agent-idle");
             timer.setDaemon(true);
             timer.start();
+            // After the bind, so a client arriving meanwhile is served (a little slower), not sent to a JVM.
+            Thread warming = new Thread(warmUp, "warm-agent-warm-up");
+            warming.setDaemon(true);
+            warming.start();
             acceptAll();
             return 0;
         } catch (IOException e) {

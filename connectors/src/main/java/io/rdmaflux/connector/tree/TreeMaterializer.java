@@ -58,19 +58,23 @@ final class TreeMaterializer {
             if (path.isEmpty() && !env.rules().container()) {
                 target = stageRoot(target);
             }
-            BasicFileAttributes a = TreeFiles.attributes(path.isEmpty() ? target : null, target);
-            if (a == null) {
-                Files.createDirectory(target);
+            if (!path.isEmpty() && made(target)) {
                 createdDirectories.add(path);
-            } else if (!a.isDirectory()) {
-                if (path.isEmpty()) {
-                    throw ConnectorException.sink(ConnectorException.Reason.NOT_A_FILE, "cannot write " + files.dest()
-                            + ": it exists and is not a directory", null);
+            } else {
+                BasicFileAttributes a = TreeFiles.attributes(path.isEmpty() ? target : null, target);
+                if (a == null) {
+                    Files.createDirectory(target);
+                    createdDirectories.add(path);
+                } else if (!a.isDirectory()) {
+                    if (path.isEmpty()) {
+                        throw ConnectorException.sink(ConnectorException.Reason.NOT_A_FILE, "cannot write "
+                                + files.dest() + ": it exists and is not a directory", null);
+                    }
+                    // A file or link in the way of a directory is replaced, as rsync does.
+                    Files.delete(target);
+                    Files.createDirectory(target);
+                    createdDirectories.add(path);
                 }
-                // A file or link in the way of a directory is replaced, as rsync does.
-                Files.delete(target);
-                Files.createDirectory(target);
-                createdDirectories.add(path);
             }
         } catch (IOException x) {
             files.fatalIfFull(path, x);
@@ -88,6 +92,22 @@ final class TreeMaterializer {
         directoryOrder.add(e);
         tally.directories++;
         tally.listener().onDone(e, 0);
+    }
+
+    /**
+     * Makes directory {@code target} if nothing is there; false when something is (EEXIST). Below
+     * the root the sink tries mkdir first: in a fresh copy nearly every directory is new, and a
+     * look before each (a failing statx) cost a system call per directory for nothing. mkdir
+     * follows no link in its last component, so a link or file in the way still reaches the
+     * check that replaces it.
+     */
+    private static boolean made(Path target) throws IOException {
+        try {
+            Files.createDirectory(target);
+            return true;
+        } catch (FileAlreadyExistsException x) {
+            return false;
+        }
     }
 
     /**
