@@ -92,27 +92,14 @@ class StandbyRdcpE2ETest {
      */
     @Test
     void aWaitingStandbyHasCompiledTheTreeCopysPerFilePath() throws Exception {
-        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(jcmd), "no jcmd in this JDK");
         Path src = Files.writeString(dir.resolve("tiny"), "hi\n");
         Tool cold = Tool.group(dir, ShellWords.quote(Tool.launcher("rdcp")) + " " + src + " " + dir.resolve("copy")
                 + "; exit $?", env);
         assertThat(cold.exitCode(LIMIT)).as(cold.err()).isZero();
         long standby = awaitOneStandby();
 
-        await("the walk's and the parser's per-file methods compiled").atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofSeconds(1))
-                .until(() -> compiled(jcmd, standby).contains(" io.rdmaflux.connector.tree.TreeWalker.visit("));
-        assertThat(compiled(jcmd, standby)).contains(" io.rdmaflux.connector.tree.TreeParser.complete(");
-    }
-
-    /** The compiled methods of JVM {@code pid}, as {@code jcmd PID Compiler.codelist} lists them. */
-    private static String compiled(Path jcmd, long pid) throws Exception {
-        Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "Compiler.codelist")
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-        return out;
+        CompiledMethods.await(standby, Duration.ofSeconds(90),
+                " io.rdmaflux.connector.tree.TreeWalker.visit(", " io.rdmaflux.connector.tree.TreeParser.complete(");
     }
 
     /** The tool as the remote host runs it: this JDK, a marker every JVM there carries. */

@@ -106,23 +106,11 @@ class WarmAgentE2ETest {
      */
     @Test
     void aNewDaemonHasCompiledTheTreeSinkBeforeItsFirstSession() throws Exception {
-        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-        assumeTrue(Files.isExecutable(jcmd), "no jcmd in this JDK: cannot read the daemon's compiled methods");
         assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("one")));
         long daemon = awaitOneDaemon();
 
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1))
-                .until(() -> compiled(jcmd, daemon).contains(" io.rdmaflux.connector.tree.TreeParser."));
-        assertThat(compiled(jcmd, daemon)).contains(" io.rdmaflux.connector.tree.SmallFileWriters$");
-    }
-
-    /** The compiled methods of JVM {@code pid}, as {@code jcmd PID Compiler.codelist} lists them. */
-    private static String compiled(Path jcmd, long pid) throws Exception {
-        Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "Compiler.codelist")
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-        return out;
+        CompiledMethods.await(daemon, Duration.ofSeconds(90),
+                " io.rdmaflux.connector.tree.TreeParser.", " io.rdmaflux.connector.tree.SmallFileWriters$");
     }
 
     @Test
