@@ -226,7 +226,7 @@ public final class RemoteShell {
         if (isSsh()) {
             argv.addAll(List.of("-o", "BatchMode=yes", "-o", "ConnectTimeout=" + connectTimeout.toSeconds(),
                     "-T", "-x", "-a"));
-            argv.addAll(SshKeepAlive.options(rsh));   // a vanished host is noticed in about a minute
+            argv.addAll(SshKeepAlive.options(rsh, host.host()));   // a vanished host is noticed in about a minute
             if (!setsControl(rsh)) {
                 argv.addAll(sharing.options(why -> log.accept(host, why)));
             }
