@@ -43,6 +43,16 @@ final class AgentCommand implements Callable<Integer> {
         + "(default: $XDG_RUNTIME_DIR/rdflux/agent, else ~/.cache/rdflux/agent).")
     String warmDir;
 
+    // Read by bin/rdflux-launch, which sizes this JVM's direct memory for them, and by a warm
+    // agent, which declines a session it has too little memory for (docs/remote.md).
+    @Option(names = "--frame-size", paramLabel = "BYTES", description = "The frame size of the job to come: the "
+        + "launcher sizes this agent's buffer memory for it (default 1 MiB).")
+    long frameSize;
+
+    @Option(names = "--slots", paramLabel = "N", description = "The slots of the job to come, sized for as "
+        + "--frame-size is (default 16).")
+    int slots;
+
     @Option(names = "--daemon", description = "Be the warm agent's daemon (started by an agent, detached).")
     boolean daemon;
 

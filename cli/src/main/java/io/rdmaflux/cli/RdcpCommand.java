@@ -112,17 +112,22 @@ final class RdcpCommand implements Callable<Integer> {
                 String name) {
     }
 
+    /** The remote shell, its agents sized for this copy's frames (a remote receive ring can outgrow the default limit). */
+    private RemoteShell shell() {
+        return remote.shell(System.getenv()).sizing(new io.rdmaflux.cli.remote.AgentSizing(flags.options().frameSize(), flags.slots));
+    }
+
     @Override
     public Integer call() {
         Console.configure("rdcp", flags.verbose, flags.debug);
         checkOptions();
         if (to != null) {
-            return Fanout.command(this, remote.shell(System.getenv()));   // one copy to many hosts
+            return Fanout.command(this, shell());   // one copy to many hosts
         }
         Plan plan = plan();
         habits.checkDelete(delete, plan);
         EntryNames names = new EntryNames(Console::outLine);
-        RemoteShell shell = remote.shell(System.getenv());
+        RemoteShell shell = shell();
         boolean local = plan.sourceHost() == null && plan.destHost() == null;
         Meter meter = new Meter();
         RdcpTransfer transfer = new RdcpTransfer(this, plan, shell, local, meter::streamStarted, names);

@@ -271,6 +271,27 @@ class WarmAgentE2ETest {
     }
 
     @Test
+    void twoSessionsOfOneDaemonWithDifferentPathsEachRunTheirOwnProgram() throws Exception {
+        // The daemon starts with neither directory on its PATH; each later session puts its own first.
+        assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("one")));
+        long daemon = awaitOneDaemon();
+        for (String which : List.of("a", "b")) {
+            Path bin = Files.createDirectories(dir.resolve("bin-" + which));
+            Path prog = Files.writeString(bin.resolve("rdflux-test-prog"), "#!/bin/sh\necho \"prog " + which + "\"\n");
+            Files.setPosixFilePermissions(prog, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        for (String which : List.of("a", "b", "a")) {
+            Path out = dir.resolve("out-" + which);
+            Tool t = toolWith("PATH=" + ShellWords.quote(dir.resolve("bin-" + which).toString()) + ":$PATH ", "rdpipe", "5m",
+                    ProcessBuilder.Redirect.from(file.toFile()), ProcessBuilder.Redirect.to(out.toFile()), "-v",
+                    "h1:rdflux-test-prog");
+            assertCopied(t);
+            assertThat(served(t).get(0)).isEqualTo(daemon);
+            assertThat(Files.readString(out)).isEqualTo("prog " + which + "\n");
+        }
+    }
+
+    @Test
     void aLaterSessionSeesItsOwnEnvironmentNotTheOneOfTheSessionThatStartedTheDaemon() throws Exception {
         // The first call's agent (a JVM) has the variable, and leaves the daemon.
         assertCopied(toolWith("RDFLUX_TEST_FIRST=first ", "rdcp", "5m", ProcessBuilder.Redirect.PIPE,

@@ -41,6 +41,8 @@ final class InboundQueue {
     private final AtomicBoolean subscribed = new AtomicBoolean();
     /** The stream's first failure, set before it is emitted: an emission that blocked fail() delivers it. */
     private final AtomicReference<RdmaFluxException> pendingFailure = new AtomicReference<>();
+    /** Set when the stream is verified whole, before the completion is emitted: an emission that blocked complete() delivers it. */
+    private final AtomicBoolean pendingComplete = new AtomicBoolean();
     private final int creditBatch;
     private final Sinks.Many<Chunk> inbound;
     private final BooleanSupplier creditsWanted;
@@ -113,6 +115,8 @@ final class InboundQueue {
         RdmaFluxException failed = pendingFailure.get();
         if (failed != null) {
             inbound.tryEmitError(failed);
+        } else if (pendingComplete.get()) {
+            inbound.tryEmitComplete();   // likewise a completion (complete's bound)
         }
         return emitted;
     }
@@ -145,11 +149,19 @@ final class InboundQueue {
         }
     }
 
-    /** The stream was verified whole: the application's data completes. */
+    /**
+     * The stream was verified whole: the application's data completes. As in {@link #fail},
+     * another thread's emission in progress is waited out, bounded; one that outlasts the bound
+     * (an application's onNext that blocks) delivers the completion itself as it returns.
+     */
     void complete() {
-        // A handler made now: busyLooping's deadline runs from its creation, so a shared one
-        // stopped retrying two seconds after start-up and threw on the first contention.
-        inbound.emitComplete(Sinks.EmitFailureHandler.busyLooping(EMIT_WAIT));
+        pendingComplete.set(true);
+        // Not emitComplete(busyLooping): past its bound it threw EmissionException at the caller.
+        long deadline = System.nanoTime() + EMIT_WAIT.toNanos();
+        while (inbound.tryEmitComplete() == Sinks.EmitResult.FAIL_NON_SERIALIZED && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
+        }
+        // Still FAIL_NON_SERIALIZED at the bound: left to the emission in progress (pendingComplete).
     }
 
     /**

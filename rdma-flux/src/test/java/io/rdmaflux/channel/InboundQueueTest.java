@@ -218,4 +218,36 @@ class InboundQueueTest {
         assertThat(failed).as("fail() returned while onNext waited").isDone();
         assertThat(ended.get()).as("the failure reached the application after its onNext").isSameAs(failure);
     }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aCompletionThatAnOnNextWaitsForReturnsAndEndsTheDataOnceOnNextReturns() throws Exception {
+        // The stream is verified on another thread while the application's onNext waits for
+        // that: complete() must return, not throw once its wait for the emission is over.
+        AtomicReference<Throwable> ended = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        CompletableFuture<Void> completed = new CompletableFuture<>();
+        queue.take(() -> null).subscribe(c -> {
+            Thread other = new Thread(() -> {
+                try {
+                    queue.complete();
+                    completed.complete(null);
+                } catch (Throwable e) {
+                    completed.completeExceptionally(e);
+                }
+            }, "completing");
+            other.start();
+            try {
+                completed.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException("complete() did not return while onNext waited", e);
+            } finally {
+                c.release();
+            }
+        }, ended::set, () -> done.set(true));
+        assertThat(queue.offer(frame(4))).isEqualTo(InboundQueue.Offer.QUEUED);
+        assertThat(completed).as("complete() returned while onNext waited").isCompleted();
+        assertThat(ended.get()).as("no error reached the application").isNull();
+        assertThat(done).as("the completion reached the application after its onNext").isTrue();
+    }
 }

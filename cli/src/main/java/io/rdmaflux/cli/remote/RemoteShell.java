@@ -57,10 +57,11 @@ public final class RemoteShell {
     private final RemoteInstall release;
     private final SshSharing sharing;
     private final WarmAgents warm;
+    private final AgentSizing sizing;
 
     private RemoteShell(List<String> rsh, String tool, Duration connectTimeout, Duration startTimeout,
                         BiConsumer<RemoteHost, String> log, RemoteInstall release, SshSharing sharing,
-                        WarmAgents warm) {
+                        WarmAgents warm, AgentSizing sizing) {
         this.rsh = List.copyOf(rsh);
         this.tool = tool;
         this.connectTimeout = connectTimeout;
@@ -69,6 +70,7 @@ public final class RemoteShell {
         this.release = release;
         this.sharing = sharing;
         this.warm = warm;
+        this.sizing = sizing;
     }
 
     /**
@@ -77,7 +79,8 @@ public final class RemoteShell {
      */
     public static RemoteShell create() {
         return new RemoteShell(List.of("ssh"), DEFAULT_TOOL, DEFAULT_CONNECT_TIMEOUT, DEFAULT_START_TIMEOUT,
-                (host, line) -> System.err.println(host + ": " + line), null, SshSharing.off(), WarmAgents.off());
+                (host, line) -> System.err.println(host + ": " + line), null, SshSharing.off(), WarmAgents.off(),
+                AgentSizing.DEFAULT);
     }
 
     /**
@@ -121,7 +124,7 @@ public final class RemoteShell {
         if (words.isEmpty()) {
             throw new IllegalArgumentException("the remote shell command is empty");
         }
-        return new RemoteShell(words, tool, connectTimeout, startTimeout, log, release, sharing, warm);
+        return new RemoteShell(words, tool, connectTimeout, startTimeout, log, release, sharing, warm, sizing);
     }
 
     /**
@@ -132,7 +135,7 @@ public final class RemoteShell {
         if (Objects.requireNonNull(path, "path").isBlank()) {
             throw new IllegalArgumentException("the remote rdflux path is empty");
         }
-        return new RemoteShell(rsh, path, connectTimeout, startTimeout, log, release, sharing, warm);
+        return new RemoteShell(rsh, path, connectTimeout, startTimeout, log, release, sharing, warm, sizing);
     }
 
     /** How long ssh may take to connect (its {@code ConnectTimeout}). */
@@ -140,7 +143,7 @@ public final class RemoteShell {
         if (timeout.toSeconds() < 1) {
             throw new IllegalArgumentException("the connect timeout must be at least 1 s");
         }
-        return new RemoteShell(rsh, tool, timeout, startTimeout, log, release, sharing, warm);
+        return new RemoteShell(rsh, tool, timeout, startTimeout, log, release, sharing, warm, sizing);
     }
 
     /**
@@ -152,7 +155,7 @@ public final class RemoteShell {
         if (timeout.toSeconds() < 1) {
             throw new IllegalArgumentException("the start timeout must be at least 1 s");
         }
-        return new RemoteShell(rsh, tool, connectTimeout, timeout, log, release, sharing, warm);
+        return new RemoteShell(rsh, tool, connectTimeout, timeout, log, release, sharing, warm, sizing);
     }
 
     /**
@@ -160,7 +163,7 @@ public final class RemoteShell {
      * terminal. Called on reader threads.
      */
     public RemoteShell log(BiConsumer<RemoteHost, String> log) {
-        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, Objects.requireNonNull(log), release, sharing, warm);
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, Objects.requireNonNull(log), release, sharing, warm, sizing);
     }
 
     /**
@@ -170,7 +173,7 @@ public final class RemoteShell {
      * which names the tool itself. Null: rdflux on the remote PATH only.
      */
     public RemoteShell release(RemoteInstall release) {
-        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, sharing, warm);
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, sharing, warm, sizing);
     }
 
     /**
@@ -178,7 +181,7 @@ public final class RemoteShell {
      * does, and not when the {@code -e} words set ssh's own Control options.
      */
     public RemoteShell sharing(SshSharing sharing) {
-        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, Objects.requireNonNull(sharing), warm);
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, Objects.requireNonNull(sharing), warm, sizing);
     }
 
     /**
@@ -186,7 +189,15 @@ public final class RemoteShell {
      * their job ({@link WarmAgents}); off by {@link #create()}.
      */
     public RemoteShell warm(WarmAgents warm) {
-        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, sharing, Objects.requireNonNull(warm));
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, sharing, Objects.requireNonNull(warm), sizing);
+    }
+
+    /**
+     * The frame size and slots of the jobs the agents run, named on their command line so that
+     * the remote launcher sizes their buffer memory for them ({@link AgentSizing}).
+     */
+    public RemoteShell sizing(AgentSizing sizing) {
+        return new RemoteShell(rsh, tool, connectTimeout, startTimeout, log, release, sharing, warm, Objects.requireNonNull(sizing));
     }
 
     /** Whether and how agents use and leave a warm agent. */
@@ -206,7 +217,7 @@ public final class RemoteShell {
 
     /** The remote command line that starts the agent with a hello carrying {@code nonce} (hex: no quoting needed). */
     String agentCommand(String nonce) {
-        return agentCommand() + warm.words() + " --hello " + nonce;
+        return agentCommand() + warm.words() + sizing.words() + " --hello " + nonce;
     }
 
     /** The local command (argv) that runs {@code remoteCommand} on {@code host}. */
@@ -215,7 +226,7 @@ public final class RemoteShell {
         if (isSsh()) {
             argv.addAll(List.of("-o", "BatchMode=yes", "-o", "ConnectTimeout=" + connectTimeout.toSeconds(),
                     "-T", "-x", "-a"));
-            argv.addAll(SshKeepAlive.options(rsh));   // a vanished host is noticed in about a minute
+            argv.addAll(SshKeepAlive.options(rsh, host.host()));   // a vanished host is noticed in about a minute
             if (!setsControl(rsh)) {
                 argv.addAll(sharing.options(why -> log.accept(host, why)));
             }

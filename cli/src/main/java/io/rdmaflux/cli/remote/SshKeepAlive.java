@@ -1,9 +1,5 @@
 package io.rdmaflux.cli.remote;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,28 +11,29 @@ import java.util.Locale;
  * alone gives up on only after many minutes. {@code ServerAliveInterval=15} and {@code
  * ServerAliveCountMax=4} end ssh (exit 255) about a minute after the host stops answering.
  * The user's choice wins: nothing is added when the ssh words ({@code -e}) set either option,
- * or when a config file ssh reads (the words' {@code -F FILE}, else {@code ~/.ssh/config} and
- * the system's) names it anywhere (any Host block; an Include is not followed), since options
- * on the command line would override the file.
+ * or when a config file ssh reads for the host (the words' {@code -F FILE}, else
+ * {@code ~/.ssh/config} and the system's) sets it for that host ({@link SshConfig}: a Host
+ * block for another host does not count, an Include is followed), since options on the
+ * command line would override the file. Read from the files, not asked of {@code ssh -G}:
+ * that would be one more process before every call's ssh.
  */
 final class SshKeepAlive {
 
     static final int INTERVAL_SECONDS = 15;
     static final int COUNT_MAX = 4;
-    /** The most of a config file read: ssh's own are small; a larger one is not looked through. */
-    private static final int MAX_CONFIG = 1 << 20;
+    private static final String OPTION = "serveralive";
 
     private SshKeepAlive() {
     }
 
-    /** The options to add after {@code words} (the ssh command and its own options), or none. */
-    static List<String> options(List<String> words, Path userConfig, Path systemConfig) {
+    /** The options to add after {@code words} (the ssh command and its own options) for {@code host}, or none. */
+    static List<String> options(List<String> words, String host, Path userConfig, Path systemConfig) {
         List<String> own = words.subList(1, words.size());
         Path config = userConfig;
         Path system = systemConfig;
         for (int i = 0; i < own.size(); i++) {
             String w = own.get(i);
-            if (w.toLowerCase(Locale.ROOT).contains("serveralive")) {
+            if (w.toLowerCase(Locale.ROOT).contains(OPTION)) {
                 return List.of();
             }
             // -F FILE: ssh reads that file alone, neither the user's nor the system's.
@@ -48,7 +45,10 @@ final class SshKeepAlive {
                 system = null;
             }
         }
-        if (names(config) || names(system)) {
+        // A relative Include in the user's file (or -F's) is under ~/.ssh, in the system's under /etc/ssh.
+        Path userBase = Path.of(System.getProperty("user.home"), ".ssh");
+        if (SshConfig.sets(config, userBase, host, OPTION)
+                || system != null && SshConfig.sets(system, system.toAbsolutePath().getParent(), host, OPTION)) {
             return List.of();
         }
         List<String> o = new ArrayList<>();
@@ -58,27 +58,7 @@ final class SshKeepAlive {
     }
 
     /** The options for this user: ssh reads ~/.ssh/config of the user's passwd home (the JVM's user.home). */
-    static List<String> options(List<String> words) {
-        return options(words, Path.of(System.getProperty("user.home"), ".ssh", "config"), Path.of("/etc/ssh/ssh_config"));
-    }
-
-    /** Whether a non-comment line of {@code config} sets a ServerAlive option; false when it cannot be read. */
-    private static boolean names(Path config) {
-        if (config == null || !Files.isRegularFile(config)) {
-            return false;
-        }
-        byte[] bytes;
-        try (InputStream in = Files.newInputStream(config)) {
-            bytes = in.readNBytes(MAX_CONFIG);
-        } catch (IOException | SecurityException e) {
-            return false;
-        }
-        for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
-            String l = line.strip().toLowerCase(Locale.ROOT);
-            if (!l.startsWith("#") && l.startsWith("serveralive")) {
-                return true;
-            }
-        }
-        return false;
+    static List<String> options(List<String> words, String host) {
+        return options(words, host, Path.of(System.getProperty("user.home"), ".ssh", "config"), Path.of("/etc/ssh/ssh_config"));
     }
 }

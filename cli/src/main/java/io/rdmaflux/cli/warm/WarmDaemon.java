@@ -230,6 +230,12 @@ public final class WarmDaemon {
         return one > 0 ? (int) Math.max(1, Math.min(Integer.MAX_VALUE, DirectMemory.limit() / one)) : 4;
     }
 
+    /** The direct memory one session may use: the limit of the agent that started it, else a quarter of its own. */
+    static long sessionMemory() {
+        long one = Long.getLong(WarmStart.SESSION_MEMORY, 0);
+        return one > 0 ? one : DirectMemory.limit() / 4;
+    }
+
     /** How many sessions it has served. */
     synchronized int served() {
         return served;

@@ -1,6 +1,7 @@
 package io.rdmaflux.cli.warm;
 
 import io.rdmaflux.cli.remote.Agent;
+import io.rdmaflux.cli.remote.AgentSizing;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * <li>client: the session's context, a 4-byte big-endian length then NUL-terminated strings:
  *     {@code D}+working directory, {@code A}+each argument, {@code E}+each {@code NAME=VALUE};</li>
  * <li>daemon: {@code Y}, it serves the session, or {@code N}, the client runs the JVM agent
- *     (another working directory, arguments it does not know, no room for another session);</li>
+ *     (another working directory, arguments it does not know, no room for another session, a
+ *     {@code --frame-size} and {@code --slots} whose buffers need more memory than a session has);</li>
  * <li>client: the session's stdin, raw, its end a shutdown of the write side; daemon: frames of
  *     a type byte, a 4-byte length and the bytes: {@code O} stdout, {@code E} stderr, {@code X}
  *     the exit status (4 bytes), last.</li>
@@ -88,7 +90,8 @@ public final class WarmSession {
             InputStream in = Channels.newInputStream(channel);
             Context context = readContext(new DataInputStream(in));
             if (!room || context == null || !context.directory().equals(daemonDirectory) || context.args().isEmpty()
-                    || !context.args().get(0).equals("agent") || context.nonce() == null) {
+                    || !context.args().get(0).equals("agent") || context.nonce() == null
+                    || !fits(context.args(), WarmDaemon.sessionMemory())) {
                 // Not ours to serve: the client starts the JVM agent with everything it had.
                 write(ByteBuffer.wrap(new byte[] {'N'}));
                 return;
@@ -123,6 +126,17 @@ public final class WarmSession {
         } catch (IOException e) {
             // The client went away: the agent saw its stdin end and tore the job down.
         }
+    }
+
+    /**
+     * Whether a job of the frame size and slots the arguments name fits the memory a session
+     * may use here: the limit bin/rdflux-launch would give an agent started with them. A
+     * larger job is declined, and the JVM the client then starts is sized for it.
+     */
+    static boolean fits(List<String> args, long sessionMemory) {
+        AgentSizing job = AgentSizing.of(args);
+        // The defaults always fit: the daemon was sized for them, or by the user (RDFLUX_JAVA_OPTS).
+        return job.equals(AgentSizing.DEFAULT) || job.launcherLimit(Runtime.getRuntime().availableProcessors()) <= sessionMemory;
     }
 
     private static Context readContext(DataInputStream in) throws IOException {
