@@ -60,10 +60,7 @@ class AgentMemoryE2ETest {
     /** Ends the daemons this test left (they would stay their idle time). */
     @AfterEach
     void endDaemons() {
-        for (ProcessHandle p : daemons()) {
-            p.destroy();
-            p.onExit().orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).exceptionally(e -> null).join();
-        }
+        WarmDaemons.end(warmDir);
     }
 
     @Test
@@ -139,8 +136,6 @@ class AgentMemoryE2ETest {
 
     /** The daemons of this test's directory. */
     private List<ProcessHandle> daemons() {
-        return ProcessHandle.allProcesses().filter(p -> p.info().arguments()
-                .map(a -> List.of(a).contains("--daemon") && List.of(a).contains(warmDir.toString()))
-                .orElse(false)).toList();
+        return WarmDaemons.of(warmDir);
     }
 }

@@ -72,10 +72,7 @@ class WarmAgentE2ETest {
     /** Ends the daemons this test left (they would stay their idle time). */
     @AfterEach
     void endDaemons() {
-        for (ProcessHandle p : daemons()) {
-            p.destroy();
-            p.onExit().orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).exceptionally(e -> null).join();
-        }
+        WarmDaemons.end(warmDir);
     }
 
     @Test
@@ -436,11 +433,7 @@ class WarmAgentE2ETest {
 
     /** The daemons of this test's directory. */
     private List<ProcessHandle> daemons() {
-        String marker = "--warm-dir";
-        return ProcessHandle.allProcesses().filter(p -> p.info().arguments()
-                .map(a -> List.of(a).contains("--daemon") && List.of(a).contains(marker)
-                        && List.of(a).contains(warmDir.toString()))
-                .orElse(false)).toList();
+        return WarmDaemons.of(warmDir);
     }
 
     private Path socket() throws IOException {
