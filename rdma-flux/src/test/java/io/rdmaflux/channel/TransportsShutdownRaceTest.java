@@ -24,9 +24,15 @@ import reactor.test.util.RaceTestUtils;
 class TransportsShutdownRaceTest {
 
     private static final int ROUNDS = 16;
-    /** The wait for an outcome: far beyond what a clean end takes, short of the idle timeout. */
+    /** The wait for an outcome: far beyond what a clean end takes, short of every session timeout. */
     private static final Duration BOUND = Duration.ofSeconds(20);
-    private static final ChannelOptions OPTIONS = ChannelOptions.defaults().withConnectTimeout(Duration.ofSeconds(1));
+    /**
+     * The handshake and idle timeouts beyond {@link #BOUND}: a stream whose connection the
+     * shutdown forgot must show as a hang, not be rescued by a timeout (it was, by the 10-s
+     * handshake timeout, and only a loaded machine pushed that past the bound).
+     */
+    private static final ChannelOptions OPTIONS = ChannelOptions.defaults().withConnectTimeout(Duration.ofSeconds(1))
+            .withHandshakeTimeout(Duration.ofSeconds(60)).withLiveness(Duration.ofSeconds(2), Duration.ofSeconds(60));
 
     @Test
     void everySendAndReceiveEndsWithAnErrorWhateverTheInterleaving() throws InterruptedException {

@@ -24,7 +24,7 @@ import reactor.netty.Connection;
  * (type, flags, reserved, payload length) followed by the payload; data payloads are written
  * from the caller's buffer without copying and released when Netty has written them.
  */
-final class TcpFrameConnection implements FrameConnection {
+final class TcpFrameConnection implements FrameConnection, LoopGeneration.Member {
 
     private static final long LINGER_SECONDS = 5;
 
@@ -33,6 +33,9 @@ final class TcpFrameConnection implements FrameConnection {
     private final TransportOptions options;
     private final BufferPool ring;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Set once the engine was told that the loops stopped under it; it is told once. */
+    private final AtomicBoolean toldStopped = new AtomicBoolean();
+    private volatile boolean loopsStopped;
     private final FrameDecoder decoder;
     private volatile FrameHandler handler;
 
@@ -53,7 +56,45 @@ final class TcpFrameConnection implements FrameConnection {
     @Override
     public void start(FrameHandler handler) {
         this.handler = handler;
+        if (loopsStopped) {
+            tellStopped(handler);
+            return;
+        }
         channel.eventLoop().execute(() -> decoder.attach(handler));
+    }
+
+    /**
+     * The transport's loops stopped with this connection open ({@link LoopGeneration}): no
+     * frame will be read or written any more, and no close reported, so the engine hears it
+     * here, from the stopping thread, and the socket is closed.
+     */
+    @Override
+    public void loopsStopped() {
+        loopsStopped = true;
+        // start() sets the handler, then looks at the flag; this sets the flag, then looks at
+        // the handler: whichever runs second tells the engine.
+        FrameHandler h = handler;
+        if (h != null) {
+            tellStopped(h);
+        }
+        if (closed.compareAndSet(false, true)) {
+            ring.close();
+        }
+        if (!channel.eventLoop().isTerminated()) {
+            // Loops that outlived the shutdown's wait: the engine was told, so no second report.
+            try {
+                inOrder(decoder::discard, () -> { });
+            } catch (RejectedExecutionException e) {
+                // Terminated meanwhile: nothing will report anything any more.
+            }
+        }
+        LoopGeneration.closeOrphan(channel);
+    }
+
+    private void tellStopped(FrameHandler h) {
+        if (toldStopped.compareAndSet(false, true)) {
+            h.onClosed(new java.io.IOException("the tcp transport was shut down"));
+        }
     }
 
     @Override
@@ -181,6 +222,11 @@ final class TcpFrameConnection implements FrameConnection {
     @Override
     public Mono<Void> onClose() {
         return connection.onDispose();
+    }
+
+    /** The channel under this connection; for {@link LoopGeneration} tests. */
+    Channel channel() {
+        return channel;
     }
 
     /** Slots of the receive ring currently leased; for leak checks in tests. */

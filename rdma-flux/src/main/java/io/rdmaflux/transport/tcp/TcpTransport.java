@@ -31,15 +31,15 @@ import reactor.netty.tcp.TcpServer;
  */
 public final class TcpTransport implements Transport {
 
-    /** This transport's event loops; created on first use, cleared by {@link #shutdown}. */
-    private static final AtomicReference<LoopResources> LOOPS = new AtomicReference<>();
+    /** This transport's event loops and what is open on them; made on first use, cleared by {@link #shutdown}. */
+    private static final AtomicReference<LoopGeneration> LOOPS = new AtomicReference<>();
 
     /** The frame connection made for a channel as it became active, so no early read is missed. */
     private static final io.netty.util.AttributeKey<TcpFrameConnection> CONNECTION =
             io.netty.util.AttributeKey.valueOf("rdmaflux.connection");
 
     /** The caller's own event loops, or null for this transport's default ones. */
-    private final LoopResources own;
+    private final LoopGeneration own;
 
     /** On the default event loops, which {@link #shutdown} stops. */
     public TcpTransport() {
@@ -51,7 +51,7 @@ public final class TcpTransport implements Transport {
      * leaves them running: they are the caller's to dispose.
      */
     public TcpTransport(LoopResources loops) {
-        this.own = java.util.Objects.requireNonNull(loops, "loops");
+        this.own = LoopGeneration.borrowed(java.util.Objects.requireNonNull(loops, "loops"));
     }
 
     @Override
@@ -67,36 +67,46 @@ public final class TcpTransport implements Transport {
     @Override
     public Mono<FrameConnection> connect(InetSocketAddress address, TransportOptions options) {
         // Deferred: a retry after a shutdown gets the new loops, not the stopped ones.
-        return Mono.defer(() -> TcpClient.newConnection()
-                .runOn(loops(own))
-                .remoteAddress(() -> address)
-                // The address is resolved already; Netty's DNS resolver would only add start-up.
-                .resolver(DefaultAddressResolverGroup.INSTANCE)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
-                .doOnConnected(c -> frameConnection(c, options))
-                .connect()
-                .onErrorMap(e -> !(e instanceof RdmaFluxException),
-                        e -> new RdmaFluxException(ErrorCode.CONNECT, "cannot connect to "
-                                + SocketAddresses.format(address) + ": " + reason(e), e))
-                .map(c -> frameConnection(c, options)));
+        return Mono.defer(() -> {
+            LoopGeneration loops = loops(own);
+            return TcpClient.newConnection()
+                    .runOn(loops.loops())
+                    .remoteAddress(() -> address)
+                    // The address is resolved already; Netty's DNS resolver would only add start-up.
+                    .resolver(DefaultAddressResolverGroup.INSTANCE)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
+                    .doOnConnected(c -> frameConnection(c, options, loops))
+                    .connect()
+                    .onErrorMap(e -> !(e instanceof RdmaFluxException),
+                            e -> new RdmaFluxException(ErrorCode.CONNECT, "cannot connect to "
+                                    + SocketAddresses.format(address) + ": " + reason(e), e))
+                    .map(c -> frameConnection(c, options, loops));
+        });
     }
 
     @Override
     public Mono<TransportServer> listen(InetSocketAddress address, TransportOptions options,
                                         Consumer<FrameConnection> acceptor) {
-        return TcpServer.create()
-                .runOn(loops(own))
-                .bindAddress(() -> address)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .doOnConnection(c -> acceptor.accept(frameConnection(c, options)))
-                // The engine drives the connection; keep it open until the engine closes it.
-                .handle((in, out) -> Mono.never())
-                .bind()
-                .onErrorMap(e -> !(e instanceof RdmaFluxException),
-                        e -> new RdmaFluxException(ErrorCode.CONNECT, "cannot listen on "
-                                + SocketAddresses.format(address) + ": " + reason(e), e))
-                .map(Server::new);
+        return Mono.defer(() -> {
+            LoopGeneration loops = loops(own);
+            return TcpServer.create()
+                    .runOn(loops.loops())
+                    .bindAddress(() -> address)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .doOnConnection(c -> acceptor.accept(frameConnection(c, options, loops)))
+                    // The engine drives the connection; keep it open until the engine closes it.
+                    .handle((in, out) -> Mono.never())
+                    .bind()
+                    .onErrorMap(e -> !(e instanceof RdmaFluxException),
+                            e -> new RdmaFluxException(ErrorCode.CONNECT, "cannot listen on "
+                                    + SocketAddresses.format(address) + ": " + reason(e), e))
+                    .map(server -> {
+                        Server s = new Server(server, reactor.core.publisher.Sinks.empty());
+                        loops.add(s, server.channel());
+                        return (TransportServer) s;
+                    });
+        });
     }
 
     /**
@@ -109,23 +119,24 @@ public final class TcpTransport implements Transport {
         if (own != null) {
             return;
         }
-        LoopResources loops = LOOPS.getAndSet(null);
+        LoopGeneration loops = LOOPS.getAndSet(null);
         if (loops != null) {
-            loops.disposeLater(Duration.ZERO, timeout).block(timeout.plusMillis(100));
+            loops.stop(timeout);
         }
     }
 
     /** {@code own} if given, else the default event loops, made on first use (and after a shutdown). */
-    private static LoopResources loops(LoopResources own) {
+    private static LoopGeneration loops(LoopGeneration own) {
         if (own != null) {
             return own;
         }
-        LoopResources loops = LOOPS.get();
+        LoopGeneration loops = LOOPS.get();
         while (loops == null) {
             // Cheap when it loses the race: the loop groups are made on first use, not here.
             LoopResources fresh = LoopResources.create("rdma-flux-tcp", LoopResources.DEFAULT_IO_WORKER_COUNT, true);
-            if (LOOPS.compareAndSet(null, fresh)) {
-                return fresh;
+            LoopGeneration made = LoopGeneration.owned(fresh);
+            if (LOOPS.compareAndSet(null, made)) {
+                return made;
             }
             fresh.dispose();
             loops = LOOPS.get();
@@ -138,7 +149,8 @@ public final class TcpTransport implements Transport {
      * callback on the event loop or the caller's continuation. reactor-netty keeps a new
      * channel in manual-read mode until then, so no frame is read before the decoder is in.
      */
-    private static TcpFrameConnection frameConnection(reactor.netty.Connection c, TransportOptions options) {
+    private static TcpFrameConnection frameConnection(reactor.netty.Connection c, TransportOptions options,
+                                                      LoopGeneration loops) {
         io.netty.util.Attribute<TcpFrameConnection> attr = c.channel().attr(CONNECTION);
         TcpFrameConnection existing = attr.get();
         if (existing != null) {
@@ -149,6 +161,7 @@ public final class TcpTransport implements Transport {
             if (existing == null) {
                 existing = new TcpFrameConnection(c, options);
                 attr.set(existing);
+                loops.add(existing, c.channel());
             }
             return existing;
         }
@@ -175,7 +188,16 @@ public final class TcpTransport implements Transport {
         return m.isEmpty() ? m : Character.toLowerCase(m.charAt(0)) + m.substring(1);
     }
 
-    private record Server(DisposableServer server) implements TransportServer {
+    /** A listener; {@code stopped} completes when its loops stopped with it open (its close is never reported then). */
+    private record Server(DisposableServer server, reactor.core.publisher.Sinks.Empty<Void> stopped)
+            implements TransportServer, LoopGeneration.Member {
+
+        /** Its loops stopped: a listener bound in the race with the shutdown is closed here. */
+        @Override
+        public void loopsStopped() {
+            LoopGeneration.closeOrphan(server.channel());
+            stopped.tryEmitEmpty();
+        }
 
         @Override
         public InetSocketAddress address() {
@@ -200,7 +222,7 @@ public final class TcpTransport implements Transport {
 
         @Override
         public Mono<Void> onDispose() {
-            return server.onDispose().onErrorComplete();
+            return Mono.firstWithSignal(server.onDispose().onErrorComplete(), stopped.asMono());
         }
     }
 }
