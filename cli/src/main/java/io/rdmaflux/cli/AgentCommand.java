@@ -65,7 +65,7 @@ final class AgentCommand implements Callable<Integer> {
         // The protocol owns stdout; anything else that prints there goes to stderr instead.
         PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
         System.setOut(System.err);
-        AgentPipelines pipelines = new AgentPipelines();
+        AgentPipelines pipelines = new AgentPipelines(true);
         Agent agent = new Agent((job, control) -> {
             Console.configure("rdflux agent", job.verbose(), job.debug());
             return pipelines.run(job, control);

@@ -1,14 +1,17 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.channel.ChannelOptions;
 import io.rdmaflux.cli.remote.Agent;
 import io.rdmaflux.cli.remote.AgentMessage;
 import io.rdmaflux.cli.remote.PartialTransferException;
 import io.rdmaflux.pipeline.PipelineListener;
 import io.rdmaflux.pipeline.PipelineMetrics;
 import io.rdmaflux.pipeline.TreeCopySource;
+import io.rdmaflux.pipeline.config.ValueType;
 import io.rdmaflux.pipeline.plugin.PipelineConfig;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
 import io.rdmaflux.pipeline.plugin.ProcessContext;
+import io.rdmaflux.transport.TransportOptions;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
@@ -27,15 +30,18 @@ import reactor.core.publisher.Mono;
 final class AgentPipelines implements Agent.JobRunner {
 
     private final ProcessContext process;
+    /** Whether the jobs come from a coordinator on another host: a refusal's words then speak of "there". */
+    private final boolean agent;
 
-    /** Jobs whose commands run in this process's environment (a one-job agent). */
-    AgentPipelines() {
-        this(ProcessContext.inherited());
+    /** Jobs whose commands run in this process's environment; {@code agent}: this is {@code rdflux agent}, not rdcp's own end. */
+    AgentPipelines(boolean agent) {
+        this(ProcessContext.inherited(), agent);
     }
 
     /** Jobs whose commands run in {@code process} (a warm agent's session: that session's environment and stderr). */
-    AgentPipelines(ProcessContext process) {
+    AgentPipelines(ProcessContext process, boolean agent) {
         this.process = process;
+        this.agent = agent;
     }
 
     @Override
@@ -102,7 +108,10 @@ final class AgentPipelines implements Agent.JobRunner {
         Mono<InetSocketAddress> downstream = control.downstream()
                 .filter(c -> c.port() != 0)
                 .map(c -> InetSocketAddress.createUnresolved(c.host(), c.port()));
-        return Mono.fromCallable(() -> config.toPipeline(deferred ? downstream : null, process))
+        return Mono.fromCallable(() -> {
+                    checkBudget(pipeline, agent);   // before it listens or connects: refused in one line
+                    return config.toPipeline(deferred ? downstream : null, process);
+                })
                 .flatMap(p -> p.listener(listener)
                         .failOn(control.aborted().then(Mono.fromSupplier(control::abortError)))
                         .run())
@@ -168,6 +177,52 @@ final class AgentPipelines implements Agent.JobRunner {
             b.sink(p.type(), options);
         }
         return b.build();
+    }
+
+    /**
+     * Refuses a job whose channel's frame size and slots need more buffer memory than this JVM
+     * may use or this host has ({@link BufferBudget}), as the tools refuse their options: the
+     * coordinator checked them against its own host only, and an agent's host may be smaller.
+     * Values the pipeline's own validation refuses (out of range, not a size) are left to it.
+     *
+     * @param agent whether the job came from a coordinator on another host (the message's words)
+     * @throws UsageException naming the sizes, what they need and what there is (exit 64)
+     */
+    static void checkBudget(Map<String, Object> pipeline, boolean agent) {
+        Map<?, ?> source = pipeline.get("source") instanceof Map<?, ?> m ? m : Map.of();
+        Map<?, ?> sink = pipeline.get("sink") instanceof Map<?, ?> m ? m : Map.of();
+        boolean receives = "receive".equals(source.get("type"));
+        boolean sends = "send".equals(sink.get("type"));
+        if (!receives && !sends) {
+            return;
+        }
+        Map<?, ?> channel = sends ? sink : source;
+        long frame;
+        int slots;
+        try {
+            frame = size(channel.get("frame-size"), 1L << 20);
+            slots = (int) size(channel.get("slots"), 16);
+        } catch (IllegalArgumentException e) {
+            return;
+        }
+        if (frame < TransportOptions.MIN_FRAME_SIZE || frame > TransportOptions.MAX_FRAME_SIZE
+                || slots < 2 || slots > TransportOptions.MAX_SLOTS) {
+            return;
+        }
+        ChannelOptions o = ChannelOptions.defaults().withFrameSize((int) frame).withReceiveSlots(slots).withSendSlots(slots);
+        int stages = pipeline.get("stages") instanceof List<?> l ? l.size() : 0;
+        BufferBudget.check(o, stages, sends, agent);
+    }
+
+    /** A size as a job gives it: a number, or text as pipeline files write it (1M); {@code absent} when not given. */
+    private static long size(Object value, long absent) {
+        if (value == null) {
+            return absent;
+        }
+        if (value instanceof Number n) {
+            return n.longValue();
+        }
+        return ValueType.parseSize(value.toString());
     }
 
     /** The plugins listed under {@code key} (filters, stages); none when absent. */

@@ -41,11 +41,30 @@ final class BufferBudget {
     }
 
     /**
-     * Refuses options whose buffers this process cannot have.
+     * Refuses options whose buffers this process cannot have, in a tool's words (this JVM,
+     * this machine).
      *
      * @throws UsageException naming what they need, what is available, and what to change
      */
     static void check(ChannelOptions o, int codecStages, boolean sender) {
+        check(o, codecStages, sender, false);
+    }
+
+    /**
+     * {@link #check(ChannelOptions, int, boolean)}; {@code agent}: for the job of an agent that
+     * rdcp or rdpipe started, whose message the coordinator prints after the host's name, so it
+     * speaks of "the agent's JVM" and "the host" rather than of "this" one.
+     */
+    static void check(ChannelOptions o, int codecStages, boolean sender, boolean agent) {
+        check(o, codecStages, sender, agent, DirectMemory::limit, io.rdmaflux.cli.remote.HostMemory.total());
+    }
+
+    /**
+     * The check itself, with the JVM's direct-memory limit asked only when the need is above
+     * what any launcher gives, and the host's RAM ({@code ram}, 0 when unknown) given.
+     */
+    static void check(ChannelOptions o, int codecStages, boolean sender, boolean agent,
+                      java.util.function.LongSupplier jvmLimit, long ram) {
         long ring = (long) o.frameSize() * Math.max(o.receiveSlots(), o.sendSlots());
         String what = "--frame-size " + ValueType.formatSize(o.frameSize()) + " with --slots " + Math.max(o.receiveSlots(), o.sendSlots());
         if (ring > MAX_RING) {
@@ -56,16 +75,17 @@ final class BufferBudget {
         if (need <= LAUNCHER_FLOOR) {
             return;
         }
-        long limit = DirectMemory.limit();
+        long limit = jvmLimit.getAsLong();
         if (need > limit) {
-            throw new UsageException(what + " needs about " + Meter.human(need) + " of buffer memory, more than this JVM may use ("
-                    + Meter.human(limit) + "): use a smaller --frame-size or fewer --slots, or raise the limit with "
-                    + "RDFLUX_JAVA_OPTS=-XX:MaxDirectMemorySize=" + ((need >> 30) + 1) + "g");
+            throw new UsageException(what + " needs about " + Meter.human(need) + " of buffer memory, more than "
+                    + (agent ? "the agent's JVM there" : "this JVM") + " may use (" + Meter.human(limit)
+                    + "): use a smaller --frame-size or fewer --slots, or raise the limit"
+                    + (agent ? " there" : "") + " with RDFLUX_JAVA_OPTS=-XX:MaxDirectMemorySize=" + ((need >> 30) + 1) + "g");
         }
-        long ram = io.rdmaflux.cli.remote.HostMemory.total();
         if (ram > 0 && need > ram / 4 * 3) {
-            throw new UsageException(what + " needs about " + Meter.human(need) + " of buffer memory, more than 3/4 of this "
-                    + "machine's " + Meter.human(ram) + ": use a smaller --frame-size or fewer --slots");
+            throw new UsageException(what + " needs about " + Meter.human(need) + " of buffer memory, more than 3/4 of "
+                    + (agent ? "the host's" : "this machine's") + " " + Meter.human(ram)
+                    + ": use a smaller --frame-size or fewer --slots");
         }
     }
 

@@ -300,6 +300,7 @@ final class Console {
             m = e.getClass().getSimpleName();
         }
         if (!(e instanceof io.rdmaflux.error.RdmaFluxException) && !(e instanceof IllegalArgumentException)
+                && !(e instanceof UsageException)   // an agent's job refused as the tools refuse options
                 && !(e instanceof io.rdmaflux.cli.remote.RemoteException)
                 && !(e instanceof io.rdmaflux.cli.remote.PartialTransferException)
                 && !(e instanceof io.rdmaflux.pipeline.config.ConfigException)

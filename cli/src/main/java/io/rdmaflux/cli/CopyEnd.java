@@ -144,7 +144,7 @@ abstract sealed class CopyEnd permits CopyEnd.Local, CopyEnd.Remote {
 
         @Override
         void start(AgentMessage.Job job) {
-            done = Mono.defer(() -> new AgentPipelines().run(job, this))
+            done = Mono.defer(() -> new AgentPipelines(false).run(job, this))
                     .doOnError(listening::tryEmitError)
                     .cache();
             done.subscribe(null, e -> { });

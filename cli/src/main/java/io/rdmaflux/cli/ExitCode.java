@@ -139,6 +139,10 @@ public final class ExitCode {
                 case UNREACHABLE, AUTHENTICATION, HOST_KEY, TOOL_MISSING, TOOL_FAILED -> UNAVAILABLE;
             };
         }
+        // A job whose options its host cannot serve (an agent's buffer budget), as the tools' own usage errors.
+        if (t instanceof UsageException) {
+            return USAGE;
+        }
         if (t instanceof PartialTransferException) {
             return PARTIAL;
         }

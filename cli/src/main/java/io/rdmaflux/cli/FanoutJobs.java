@@ -79,7 +79,7 @@ final class FanoutJobs {
 
     private void channel(Map<String, Object> m) {
         m.put("transport", transport());
-        m.put("frame-size", command.flags.frameSize);
-        m.put("slots", command.flags.slots);
+        m.put("frame-size", command.flags.frame.frameSize);
+        m.put("slots", command.flags.frame.slots);
     }
 }

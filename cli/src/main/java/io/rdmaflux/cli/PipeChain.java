@@ -267,7 +267,11 @@ final class PipeChain {
                 show();
             }
         };
-        Disposable running = Mono.fromCallable(() -> AgentPipelines.fromMap(pipeline(i, downstream), plugins, false).toPipeline())
+        Disposable running = Mono.fromCallable(() -> {
+                    Map<String, Object> p = pipeline(i, downstream);
+                    AgentPipelines.checkBudget(p, false);   // this JVM's buffers, as an agent checks its own
+                    return AgentPipelines.fromMap(p, plugins, false).toPipeline();
+                })
                 .flatMap(p -> p.listener(listener).run())
                 // Each hop's outcome says itself whether stdout's reader went: hops end on
                 // different threads, and a flag they shared lost that news to a race.
@@ -286,10 +290,10 @@ final class PipeChain {
     private Map<String, Object> pipeline(int i, Endpoint downstream) {
         Map<String, Object> p = hops.get(i).pipeline(settings.zstdLevel(), settings.encrypt());
         if (keys[i] != null) {
-            p.put("source", with((Map<?, ?>) p.get("source"), "key", keys[i]));
+            p.put("source", sized(with((Map<?, ?>) p.get("source"), "key", keys[i])));
         }
         if (hops.get(i).output() == Output.SEND) {
-            Map<String, Object> sink = with((Map<?, ?>) p.get("sink"), "key", keys[i + 1]);
+            Map<String, Object> sink = sized(with((Map<?, ?>) p.get("sink"), "key", keys[i + 1]));
             if (downstream != null) {
                 sink.put("host", downstream.host());
                 sink.put("port", downstream.port());
@@ -297,6 +301,15 @@ final class PipeChain {
             p.put("sink", sink);
         }
         return p;
+    }
+
+    /** A hop's receive source or send sink with --frame-size and --slots, unless those are the defaults (the job as before). */
+    private Map<String, Object> sized(Map<String, Object> channel) {
+        if (!settings.sizing().equals(io.rdmaflux.cli.remote.AgentSizing.DEFAULT)) {
+            channel.put("frame-size", settings.sizing().frameSize());
+            channel.put("slots", settings.sizing().slots());
+        }
+        return channel;
     }
 
     private static Map<String, Object> with(Map<?, ?> m, String key, Object value) {

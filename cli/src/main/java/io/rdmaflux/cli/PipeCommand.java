@@ -1,6 +1,6 @@
 package io.rdmaflux.cli;
 
-import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.cli.remote.AgentSizing;
 import io.rdmaflux.cli.remote.RemoteShell;
 import io.rdmaflux.pipeline.plugin.PluginRegistry;
 import java.util.ArrayList;
@@ -16,7 +16,7 @@ import reactor.core.publisher.Mono;
 /** {@code rdpipe}: commands chained across hosts, the data flowing host to host. */
 @Command(name = "rdpipe", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         usageHelpAutoWidth = true,
-        customSynopsis = "rdpipe [-v] [--progress] [-n] [--zstd[=LEVEL]] [--encrypt] [-e COMMAND] [--rdflux-path PATH] SEGMENT...",
+        customSynopsis = "rdpipe [OPTIONS] SEGMENT...",
         description = {
             "Send stdin through commands on other hosts and back to stdout, each host sending straight to the next "
                 + "over the channel (RDMA, else TCP). A SEGMENT is [user@]host:'command', or 'command' for this host. "
@@ -46,7 +46,13 @@ import reactor.core.publisher.Mono;
 final class PipeCommand implements Callable<Integer> {
 
     /** What every hop shares. */
-    record Settings(Integer zstdLevel, boolean encrypt, boolean verbose, boolean debug, long progressInterval) {
+    record Settings(Integer zstdLevel, boolean encrypt, boolean verbose, boolean debug, long progressInterval,
+                    AgentSizing sizing) {
+
+        /** Settings with the default frame size and slots. */
+        Settings(Integer zstdLevel, boolean encrypt, boolean verbose, boolean debug, long progressInterval) {
+            this(zstdLevel, encrypt, verbose, debug, progressInterval, AgentSizing.DEFAULT);
+        }
     }
 
     @Parameters(arity = "1..*", paramLabel = "SEGMENT", description = "[user@]host:'command', or 'command' for this "
@@ -71,6 +77,10 @@ final class PipeCommand implements Callable<Integer> {
             + "hop anyway, with a key made for it); each receiver refuses a stream that is not encrypted.")
     boolean encrypt;
 
+    /** Every hop's channel: as rdcp's, and each hop's agent is sized for them. */
+    @Mixin
+    FrameFlags frame = new FrameFlags();
+
     @Mixin
     RemoteOptions remote = new RemoteOptions();
 
@@ -85,7 +95,8 @@ final class PipeCommand implements Callable<Integer> {
             parsed.add(PipeSegment.parse(i + 1, segments.get(i)));
         }
         PipePlan plan = PipePlan.of(parsed);
-        Codecs.chain(zstd.level, encrypt, ChannelOptions.defaults().frameSize());   // the level, as rdsend checks it
+        AgentSizing sizing = frame.agentSizing();   // the sizes' ranges, as rdcp checks them
+        Codecs.chain(zstd.level, encrypt, (int) sizing.frameSize());   // the level, as rdsend checks it
         if (plan.readsStdin() && Terminal.isStdin()) {
             // As a remote command started from a terminal: a chain that starts with a command
             // that reads nothing ('zfs send') must not wait for someone to type.
@@ -95,9 +106,9 @@ final class PipeCommand implements Callable<Integer> {
             plan.describe().forEach(Console.stdout()::println);
             return ExitCode.OK;
         }
-        RemoteShell shell = remote.shell(System.getenv());
+        RemoteShell shell = remote.shell(System.getenv()).sizing(sizing);
         PluginRegistry plugins = PluginRegistry.load(PluginRegistry.defaultDirectory(System.getenv()));
-        Settings settings = new Settings(zstd.level, encrypt, verbose, debug, progress ? 500 : 0);
+        Settings settings = new Settings(zstd.level, encrypt, verbose, debug, progress ? 500 : 0, sizing);
         Meter meter = new Meter();
         if (progress) {
             meter.startProgress();

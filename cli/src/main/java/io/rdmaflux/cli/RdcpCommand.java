@@ -114,7 +114,7 @@ final class RdcpCommand implements Callable<Integer> {
 
     /** The remote shell, its agents sized for this copy's frames (a remote receive ring can outgrow the default limit). */
     private RemoteShell shell() {
-        return remote.shell(System.getenv()).sizing(new io.rdmaflux.cli.remote.AgentSizing(flags.options().frameSize(), flags.slots));
+        return remote.shell(System.getenv()).sizing(flags.frame.agentSizing());
     }
 
     @Override

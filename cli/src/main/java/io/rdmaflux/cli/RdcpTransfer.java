@@ -150,8 +150,8 @@ final class RdcpTransfer {
         // A local copy's only channel is the listing's, on 127.0.0.1: TCP, whatever --transport says.
         m.put("transport", local ? "tcp" : command.flags.transport.name().toLowerCase(java.util.Locale.ROOT));
         if (data && !m.get("type").equals("tree")) {
-            m.put("frame-size", command.flags.frameSize);
-            m.put("slots", command.flags.slots);
+            m.put("frame-size", command.flags.frame.frameSize);
+            m.put("slots", command.flags.frame.slots);
         }
     }
 

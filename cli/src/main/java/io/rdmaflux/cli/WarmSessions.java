@@ -24,7 +24,7 @@ final class WarmSessions implements WarmSession.Agents {
 
     @Override
     public Agent agent(WarmSession.Context context, PrintStream stderr, int session) {
-        AgentPipelines pipelines = new AgentPipelines(ProcessContext.session(context.environment(), stderr::println));
+        AgentPipelines pipelines = new AgentPipelines(ProcessContext.session(context.environment(), stderr::println), true);
         Object key = new Object();
         Agent agent = new Agent((job, control) -> {
             logs.add(key, stderr, job.verbose(), job.debug());

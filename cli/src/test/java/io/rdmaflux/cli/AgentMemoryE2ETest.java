@@ -79,6 +79,44 @@ class AgentMemoryE2ETest {
         assertThat(err).as("declined by the daemon: a JVM agent of its own").doesNotContain("warm agent (pid");
     }
 
+    @Test
+    void aHostTooSmallForTheJobsBuffersRefusesItInOneLineNamingItself() throws Exception {
+        // A host whose agents may have 256 MiB of direct memory (its own RDFLUX_JAVA_OPTS), where
+        // 64 MiB x 8 needs about 1 GiB to receive: refused before anything is sent, exit 64.
+        Path small = RemoteRdflux.in(dir, "rdflux on a small host", "-XX:MaxDirectMemorySize=256m");
+        Path src = Files.writeString(dir.resolve("src"), "x");
+        Tool t = rdcp(Map.of(WarmAgents.ENV, "no"), "", small, "--frame-size", "64M", "--slots", "8", src.toString(),
+                "h1:" + dir.resolve("dst"));
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(t.err().lines().toList()).as(t.err()).containsExactly("rdcp: h1: --frame-size 64M with --slots 8 "
+                + "needs about 1.03 GiB of buffer memory, more than the agent's JVM there may use (256.00 MiB): use a "
+                + "smaller --frame-size or fewer --slots, or raise the limit there with RDFLUX_JAVA_OPTS="
+                + "-XX:MaxDirectMemorySize=2g");
+        assertThat(dir.resolve("dst")).doesNotExist();
+    }
+
+    @Test
+    void rdpipeSizesEveryHopsAgentForItsFrames() throws Exception {
+        // 64 MiB x 8 through two remote hops: each agent's JVM gets the direct memory of its job
+        // (the default limit, about 200 MiB, would refuse it), and the bytes arrive.
+        Path out = dir.resolve("out");
+        Tool t = Tool.start(dir, "rdpipe", ProcessBuilder.Redirect.from(Files.writeString(dir.resolve("in"), "hello\n").toFile()),
+                ProcessBuilder.Redirect.to(out.toFile()), env(Map.of(WarmAgents.ENV, "no")), "-e", sshd.rsh(),
+                "--rdflux-path", ShellWords.quote(tool.toString()), "--frame-size", "64M", "--slots", "8",
+                "h1:tr [:lower:] [:upper:]", "h2:rev");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(Files.readString(out)).isEqualTo("OLLEH\n");
+
+        // On a host too small for them, the hop's agent refuses them: the sizes reach every hop's job.
+        Path small = RemoteRdflux.in(dir, "rdflux on a small host", "-XX:MaxDirectMemorySize=256m");
+        Tool refused = Tool.start(dir, "rdpipe", ProcessBuilder.Redirect.from(dir.resolve("in").toFile()),
+                ProcessBuilder.Redirect.to(out.toFile()), env(Map.of(WarmAgents.ENV, "no")), "-e", sshd.rsh(),
+                "--rdflux-path", ShellWords.quote(small.toString()), "--frame-size", "64M", "--slots", "8", "h1:cat");
+        assertThat(refused.exitCode(LIMIT)).as(refused.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(refused.err()).as(refused.err()).contains("h1").contains("--frame-size 64M with --slots 8 needs about")
+                .contains("more than the agent's JVM there may use (256.00 MiB)").doesNotContain("internal error");
+    }
+
     /** Copies 8 frames of 64 MiB into a remote FIFO read once all of them are sent; the call's stderr. */
     private String assertRingArrivesWhole(Map<String, String> env, String assignments) throws Exception {
         long size = FRAME * SLOTS;
@@ -126,12 +164,22 @@ class AgentMemoryE2ETest {
     }
 
     private Tool rdcp(Map<String, String> extra, String assignments, String... args) {
-        List<String> all = new ArrayList<>(List.of("-e", sshd.rsh(), "--rdflux-path", assignments + ShellWords.quote(tool.toString())));
+        return rdcp(extra, assignments, tool, args);
+    }
+
+    /** rdcp with {@code remote} as the rdflux of the remote hosts. */
+    private Tool rdcp(Map<String, String> extra, String assignments, Path remote, String... args) {
+        List<String> all = new ArrayList<>(List.of("-e", sshd.rsh(), "--rdflux-path", assignments + ShellWords.quote(remote.toString())));
         all.addAll(List.of(args));
+        return Tool.start(dir, "rdcp", ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE, env(extra), all.toArray(String[]::new));
+    }
+
+    /** The tools' environment: {@code extra}, this test's marker and warm-agent directory. */
+    private Map<String, String> env(Map<String, String> extra) {
         Map<String, String> env = new HashMap<>(extra);
         env.put("RDFLUX_JAVA_OPTS", "-Drdflux.test.marker=" + dir);
         env.put(WarmAgents.DIR_ENV, warmDir.toString());
-        return Tool.start(dir, "rdcp", ProcessBuilder.Redirect.PIPE, ProcessBuilder.Redirect.PIPE, env, all.toArray(String[]::new));
+        return env;
     }
 
     /** The daemons of this test's directory. */

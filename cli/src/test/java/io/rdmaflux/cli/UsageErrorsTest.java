@@ -54,6 +54,9 @@ class UsageErrorsTest {
             + "(it starts with '-', which ssh would take as an option)",
         "rdcp | -e false --frame-size 1K a h1:b | rdcp: --frame-size must be between 4K and 64M, was 1K",
         "rdcp | -e false --slots 1 a h1:b | rdcp: --slots must be between 2 and 4096, was 1",
+        // rdpipe's are rdcp's (FrameFlags), checked before ssh starts.
+        "rdpipe | -e false --frame-size 1K h1:cat | rdpipe: --frame-size must be between 4K and 64M, was 1K",
+        "rdpipe | -e false --slots 4097 h1:cat | rdpipe: --slots must be between 2 and 4096, was 4097",
         "rdcp | -e false --zstd=99 a h1:b | rdcp: zstd: level 99 out of range (-7 to -1, or 1 to 22)",
         "rdsend | --zstd=99 h 1 k   | rdsend: zstd: level 99 out of range (-7 to -1, or 1 to 22)",
         "rdpipe | --zstd=99 cat     | rdpipe: zstd: level 99 out of range (-7 to -1, or 1 to 22)",

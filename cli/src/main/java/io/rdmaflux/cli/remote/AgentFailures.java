@@ -30,9 +30,17 @@ final class AgentFailures {
      * @param exit          the ssh process's exit status (-1 when the wait for it was interrupted)
      * @param early         stderr lines from before the hello, sanitized
      * @param lastStderr    the last stderr line, sanitized; null when there was none
+     * @param remoteVersion what {@code rdflux --version} says there, asked only when the agent
+     *                      refused its sizing words ({@link #refusesSizing}); null when not known
      */
     record Ending(String protocolError, AgentMessage.Done outcome, boolean startTimedOut, boolean greeted, int exit,
-                  List<String> early, String lastStderr) {
+                  List<String> early, String lastStderr, String remoteVersion) {
+
+        /** An ending whose remote version is not known. */
+        Ending(String protocolError, AgentMessage.Done outcome, boolean startTimedOut, boolean greeted, int exit,
+               List<String> early, String lastStderr) {
+            this(protocolError, outcome, startTimedOut, greeted, exit, early, lastStderr, null);
+        }
     }
 
     /** The agent's failure once its ssh process ended; empty when it reported its job's success. */
@@ -53,7 +61,7 @@ final class AgentFailures {
             return Optional.of(startTimedOut(host, shell, e.early()));
         }
         if (!e.greeted()) {
-            return Optional.of(classify(host, e.exit(), e.early(), shell));
+            return Optional.of(classify(host, e.exit(), e.early(), shell, e.remoteVersion()));
         }
         return Optional.of(new RemoteException(Kind.LOST, host, e.exit() == 255 && shell.isSsh()
                 ? "the ssh connection was lost"
@@ -123,6 +131,24 @@ final class AgentFailures {
      * ssh or the remote shell printed: one line with what to do.
      */
     static RemoteException classify(RemoteHost host, int exit, List<String> stderr, RemoteShell shell) {
+        return classify(host, exit, stderr, shell, null);
+    }
+
+    /**
+     * Whether an agent that ended with {@code exit} before its hello, printing {@code stderr},
+     * refused {@code --frame-size} or {@code --slots} as unknown options: an rdflux older than
+     * {@link AgentSizing}, given a job's sizes other than the defaults. Then its version is worth
+     * asking for the message ({@link RemoteAgent}).
+     */
+    static boolean refusesSizing(int exit, List<String> stderr) {
+        String said = String.join(" ", stderr);
+        // picocli's words ("Unknown option: '--slots'") and this project's ("unknown option '--frame-size', ...").
+        return exit == 64 && !said.contains("--hello") && said.toLowerCase(Locale.ROOT).contains("unknown option")
+                && (said.contains("--frame-size") || said.contains("--slots"));
+    }
+
+    /** {@link #classify}, with what {@code rdflux --version} said there when it was asked (null: not known). */
+    static RemoteException classify(RemoteHost host, int exit, List<String> stderr, RemoteShell shell, String remoteVersion) {
         String said = String.join(" ", stderr);
         String lower = said.toLowerCase(Locale.ROOT);
         String quoted = lastLine(stderr, " (");
@@ -171,6 +197,15 @@ final class AgentFailures {
         if (exit == 64 && said.contains("--hello")) {
             return new RemoteException(Kind.TOOL_FAILED, host, "'" + tool + " agent' there does not take --hello, "
                     + "which this version gives it: install the same version on both hosts");
+        }
+        if (refusesSizing(exit, stderr)) {
+            // An older agent: it would run the job, but not with its buffer memory sized for it.
+            String version = remoteVersion == null || remoteVersion.isBlank() ? "an older version"
+                    : RemoteText.sanitize(remoteVersion.strip());
+            return new RemoteException(Kind.TOOL_FAILED, host, "'" + tool + " agent' there (" + version
+                    + ") does not take --frame-size and --slots, which this version gives it for sizes other than the"
+                    + " defaults: run with --install-remote to put this version there, or leave --frame-size and"
+                    + " --slots at their defaults (1M, 16)");
         }
         return new RemoteException(Kind.TOOL_FAILED, host, "'" + tool + " agent' failed to start (exit " + exit + ")"
                 + quoted + "; check the rdma-flux installation there");

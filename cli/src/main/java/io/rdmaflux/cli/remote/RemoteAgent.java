@@ -1,6 +1,7 @@
 package io.rdmaflux.cli.remote;
 
 import io.rdmaflux.cli.remote.RemoteException.Kind;
+import io.rdmaflux.connector.process.ProcessGroup;
 import io.rdmaflux.text.RemoteText;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,6 +48,8 @@ public final class RemoteAgent implements Disposable {
     static final Duration LISTEN_TIMEOUT = Duration.ofSeconds(30);
     /** How long the ssh process may take to end after stdin closed (and its start, if it was starting), before it is killed. */
     static final Duration EXIT_GRACE = Duration.ofSeconds(10);
+    /** The longest version line read from an old rdflux, for a message. */
+    private static final int VERSION_LINE = 200;
 
     private final RemoteShell shell;
     private final RemoteHost host;
@@ -344,8 +347,11 @@ public final class RemoteAgent implements Disposable {
         }
         startTimer.dispose();
         process.closeStdin();
+        // An rdflux too old for the sizing words: its version makes the message (asked only then).
+        String version = !greeted && !startTimedOut && protocolError == null && outcome == null
+                && AgentFailures.refusesSizing(exit, stderr.early()) ? remoteVersion() : null;
         RemoteException failure = AgentFailures.ended(host, shell, new AgentFailures.Ending(protocolError, outcome,
-                startTimedOut, greeted, exit, stderr.early(), stderr.last())).orElse(null);
+                startTimedOut, greeted, exit, stderr.early(), stderr.last(), version)).orElse(null);
         log.debug("agent on {} ended: exit {}, {}", host, exit, failure == null ? "ok" : failure.getMessage());
         if (failure == null) {
             listening.tryEmitError(AgentFailures.noReceiver(host));
@@ -356,6 +362,41 @@ public final class RemoteAgent implements Disposable {
             done.tryEmitError(failure);
         }
         exited.tryEmitEmpty();
+    }
+
+    /**
+     * The first line {@code rdflux --version} prints there (the same tool the agent command
+     * runs), at most {@link #VERSION_LINE} bytes; null when it says nothing within the start
+     * timeout, whose end kills it with its process group.
+     */
+    private String remoteVersion() {
+        String agent = shell.agentCommand();
+        String command = agent.substring(0, agent.length() - "agent".length()) + "--version";
+        List<String> run = ProcessGroup.command(shell.command(host, command));
+        try {
+            Process p = SshPrompts.apply(new ProcessBuilder(run)).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            ProcessGroup group = ProcessGroup.of(p, run);
+            p.getOutputStream().close();
+            java.util.concurrent.CompletableFuture<String> line = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try (InputStream out = p.getInputStream()) {
+                    return new LineReader(out, VERSION_LINE).next();
+                } catch (IOException e) {
+                    return null;
+                }
+            }, Schedulers.boundedElastic()::schedule);
+            if (!p.waitFor(shell.startTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                group.kill();   // its stdout closes with it, which ends the read
+            }
+            String said = line.get(EXIT_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            p.waitFor();
+            return p.exitValue() == 0 && said != null && !said.isBlank() ? said : null;
+        } catch (IOException | java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            log.debug("asking {} for rdflux's version failed: {}", host, e.toString());
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /** Why the remote command ended before the agent said hello: see {@link AgentFailures#classify}. */

@@ -118,6 +118,24 @@ class AgentFailuresTest {
             classify("older agent without --hello", 64, List.of("rdflux: unknown option '--hello'"), SSH,
                     Kind.TOOL_FAILED, "me@node1: 'rdflux agent' there does not take --hello, which this version gives "
                             + "it: install the same version on both hosts"),
+            // An rdflux older than AgentSizing, given a job's sizes: named with its version when asked.
+            ended("older agent without the sizing words", new Ending(null, null, false, false, 64,
+                    List.of("rdflux: unknown option '--frame-size', '4194304', '--slots', '16'",
+                            "rdflux: see 'rdflux agent --help'"), "rdflux: see 'rdflux agent --help'",
+                    "rdma-flux 0.0.9 (protocol 1, Java 17)"), SSH, Kind.TOOL_FAILED,
+                    "me@node1: 'rdflux agent' there (rdma-flux 0.0.9 (protocol 1, Java 17)) does not take --frame-size "
+                            + "and --slots, which this version gives it for sizes other than the defaults: run with "
+                            + "--install-remote to put this version there, or leave --frame-size and --slots at their "
+                            + "defaults (1M, 16)"),
+            classify("older agent without the sizing words, picocli's own words", 64,
+                    List.of("Unknown option: '--slots'"), SSH, Kind.TOOL_FAILED,
+                    "me@node1: 'rdflux agent' there (an older version) does not take --frame-size and --slots, which "
+                            + "this version gives it for sizes other than the defaults: run with --install-remote to put "
+                            + "this version there, or leave --frame-size and --slots at their defaults (1M, 16)"),
+            classify("older agent without --hello nor the sizing words: --hello decides", 64,
+                    List.of("rdflux: unknown option '--frame-size', '4194304', '--hello', 'ab'"), SSH, Kind.TOOL_FAILED,
+                    "me@node1: 'rdflux agent' there does not take --hello, which this version gives "
+                            + "it: install the same version on both hosts"),
             classify("usage error, another", 64, List.of("rdflux: unknown option '--x'"), SSH, Kind.TOOL_FAILED,
                     "me@node1: 'rdflux agent' failed to start (exit 64) (rdflux: unknown option '--x'); check the "
                             + "rdma-flux installation there"),

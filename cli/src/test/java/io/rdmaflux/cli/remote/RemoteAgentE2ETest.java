@@ -253,6 +253,40 @@ class RemoteAgentE2ETest {
     }
 
     @Test
+    void anAgentTooOldForTheSizingWordsIsNamedWithItsVersionAndTheFix() throws Exception {
+        // An rdflux from before --frame-size and --slots on 'agent': a real script there that answers
+        // --version as that release would and refuses the two options as picocli makes it do (exit 64);
+        // without them it is the agent it always was.
+        Path old = dir.resolve("old rdflux");
+        Files.writeString(old, "#!/bin/sh\n"
+                + "case \" $* \" in\n"
+                + "  *' --version '*) echo 'rdma-flux 0.0.9 (protocol 1, Java 17)'; exit 0 ;;\n"
+                + "  *' --frame-size '*|*' --slots '*) echo \"rdflux: unknown option '--frame-size', '4194304', '--slots', "
+                + "'16'\" >&2; echo \"rdflux: see 'rdflux agent --help'\" >&2; exit 64 ;;\n"
+                + "esac\n"
+                + "exec " + ShellWords.quote(tool.toString()) + " \"$@\"\n");
+        Files.setPosixFilePermissions(old, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        RemoteShell shell = shell().rdfluxPath(ShellWords.quote(old.toString()));
+
+        RemoteException e = failure(shell.sizing(new AgentSizing(4L << 20, 16)).startAgent(RemoteHost.parse("h1")).hello());
+        assertThat(e.kind()).isEqualTo(Kind.TOOL_FAILED);
+        assertThat(ExitCode.of(e)).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(e.getMessage()).isEqualTo("h1: '" + ShellWords.quote(old.toString()) + " agent' there (rdma-flux 0.0.9 "
+                + "(protocol 1, Java 17)) does not take --frame-size and --slots, which this version gives it for sizes "
+                + "other than the defaults: run with --install-remote to put this version there, or leave --frame-size "
+                + "and --slots at their defaults (1M, 16)");
+
+        // The fix the line names: at the default sizes the same rdflux starts.
+        RemoteAgent atDefaults = shell.startAgent(RemoteHost.parse("h1"));
+        try {
+            assertThat(atDefaults.hello().block(LIMIT)).isNotNull();
+        } finally {
+            atDefaults.dispose();
+            atDefaults.exited().block(LIMIT);
+        }
+    }
+
+    @Test
     void aJobThatFailsThereReportsItsOwnStatus() throws Exception {
         Path remote = dir.resolve("no such dir").resolve("out.bin");
         RemoteAgent h2 = shell().startAgent(RemoteHost.parse("h2"));

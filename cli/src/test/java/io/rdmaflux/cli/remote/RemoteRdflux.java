@@ -20,11 +20,20 @@ public final class RemoteRdflux {
 
     /** Writes {@code dir/rdflux on remote} (once: an existing one is kept) and returns its path. */
     public static Path in(Path dir) throws IOException {
-        Path tool = dir.resolve("rdflux on remote");
+        return in(dir, "rdflux on remote", "");
+    }
+
+    /**
+     * Writes {@code dir/name} (once), an rdflux whose JVMs get {@code javaOptions} too, appended
+     * after the marker as a host's own RDFLUX_JAVA_OPTS are (a smaller direct-memory limit: a
+     * smaller host), and returns its path.
+     */
+    public static Path in(Path dir, String name, String javaOptions) throws IOException {
+        Path tool = dir.resolve(name);
         if (!Files.exists(tool)) {
             Files.writeString(tool, "#!/bin/sh\n"
                     + "export JAVA_HOME=" + ShellWords.quote(System.getProperty("java.home")) + "\n"
-                    + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote("-Drdflux.test.marker=" + dir) + "\n"
+                    + "export RDFLUX_JAVA_OPTS=" + ShellWords.quote(("-Drdflux.test.marker=" + dir + " " + javaOptions).strip()) + "\n"
                     + "exec " + ShellWords.quote(HOME.resolve("bin/rdflux").toString()) + " \"$@\"\n");
             Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
