@@ -242,6 +242,27 @@ class StandbyE2ETest {
         assertThat(sockets()).isEmpty();
     }
 
+    /**
+     * Two waiting standbys killed outright (SIGKILL: no hook runs) leave their sockets' names;
+     * the next call runs cold and still leaves a standby. Before the fix the two names counted
+     * as standbys waiting, and their context never got one again.
+     */
+    @Test
+    void twoStandbysKilledOutrightKeepNoCallFromLeavingOne() throws Exception {
+        List<Long> killed = twoStandbys();
+        for (long pid : killed) {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);   // SIGKILL
+        }
+        for (long pid : killed) {
+            awaitEnd(pid, "a standby killed outright");
+        }
+        assertThat(sockets()).as("the names the killed standbys left").hasSize(2);
+
+        Tool t = sh(tool("rdrecv") + " --version");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(awaitStandbys(1)).as("a new standby").doesNotContainAnyElementsOf(killed);
+    }
+
     @Test
     void aCallFromAnotherDirectoryOrEnvironmentIsNotServed() throws Exception {
         Tool first = sh(tool("rdflux") + " --version");

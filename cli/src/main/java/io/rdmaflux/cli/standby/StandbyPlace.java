@@ -6,11 +6,15 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -61,24 +65,73 @@ public record StandbyPlace(Path dir, String key) {
     }
 
     /**
-     * Whether another standby may start: fewer than {@link #SLOTS} sockets of this key and fewer
-     * than {@link #PER_USER} in all. (A standby still warming up has no socket yet; its slot's
-     * lock is what keeps a key at {@link #SLOTS}.)
+     * Whether another standby may start: fewer than {@link #SLOTS} standbys of this key wait on
+     * their sockets, and fewer than {@link #PER_USER} in all. A socket counts only while its
+     * slot's lock is held: a standby killed outright (SIGKILL) leaves its socket's name, and two
+     * such names would keep their key from ever getting a standby again; a name found so is
+     * removed. (A standby still warming up has no socket yet; its slot's lock is what keeps a key
+     * at {@link #SLOTS}.) Without the kernel's list of locks every socket counts.
      */
     public boolean roomForAnother() {
-        return count(key + "-*.sock") < SLOTS && count("*.sock") < PER_USER;
+        // Each socket's identity first, then the locks: see stale.
+        Map<Path, Map<String, Object>> sockets = new LinkedHashMap<>();
+        try (DirectoryStream<Path> d = Files.newDirectoryStream(dir, "*.sock")) {
+            for (Path socket : d) {
+                sockets.put(socket, identity(socket));
+            }
+        } catch (IOException | DirectoryIteratorException e) {
+            return true;   // no directory yet: nothing waits there
+        }
+        HeldLocks held = HeldLocks.read(PROC_LOCKS);
+        int ours = 0;
+        int all = 0;
+        for (Map.Entry<Path, Map<String, Object>> s : sockets.entrySet()) {
+            if (!stale(s.getKey(), s.getValue(), held)) {
+                all++;
+                if (s.getKey().getFileName().toString().startsWith(key + "-")) {
+                    ours++;
+                }
+            }
+        }
+        return ours < SLOTS && all < PER_USER;
     }
 
-    private int count(String glob) {
-        int n = 0;
-        try (DirectoryStream<Path> d = Files.newDirectoryStream(dir, glob)) {
-            for (Path ignored : d) {
-                n++;
-            }
-        } catch (IOException e) {
-            return 0;   // no directory yet: nothing waits there
+    /** The kernel's list of the locks held now. */
+    private static final Path PROC_LOCKS = Path.of("/proc/locks");
+    /** A slot's socket: {@code KEY-N.sock}, whose lock is {@code KEY-N.lock}. */
+    private static final Pattern SOCKET = Pattern.compile("([0-9a-f]{24}-[0-9]+)\\.sock");
+
+    /**
+     * Whether {@code socket} was left by a standby that is gone (then its name is removed): its
+     * slot's lock is held by no process. Removed only if the name still names the file it named
+     * ({@code before}) before the locks were read: a standby that took the slot since deletes
+     * that name and binds its own socket, another file, only after its warm-up, seconds later.
+     */
+    private boolean stale(Path socket, Map<String, Object> before, HeldLocks held) {
+        Matcher m = SOCKET.matcher(socket.getFileName().toString());
+        if (held == null || before == null || !m.matches()) {
+            return false;   // cannot tell: it counts
         }
-        return n;
+        if (held.held(dir.resolve(m.group(1) + ".lock"))) {
+            return false;
+        }
+        if (before.equals(identity(socket))) {
+            try {
+                Files.deleteIfExists(socket);
+            } catch (IOException e) {
+                // Not counted anyway; the slot's next standby removes it.
+            }
+        }
+        return true;
+    }
+
+    /** The file {@code p} names (device, inode, change time); null when it names none. */
+    private static Map<String, Object> identity(Path p) {
+        try {
+            return Files.readAttributes(p, "unix:dev,ino,ctime", LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
+        }
     }
 
     /** A slot taken: its number and the lock held on it until this process ends. */
@@ -87,7 +140,13 @@ public record StandbyPlace(Path dir, String key) {
 
     /** Takes the first free slot (its lock), or null when every slot is held by a live standby. */
     public Slot take() throws IOException {
+        // A slot held already is not opened: closing a second descriptor of a file would drop
+        // every lock this process holds on it (POSIX), a slot this very process holds included.
+        HeldLocks held = HeldLocks.read(PROC_LOCKS);
         for (int n = 0; n < SLOTS; n++) {
+            if (held != null && held.held(lock(n))) {
+                continue;
+            }
             FileChannel f = FileChannel.open(lock(n), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock lock;
             try {
