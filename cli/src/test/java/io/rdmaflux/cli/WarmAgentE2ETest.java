@@ -336,6 +336,31 @@ class WarmAgentE2ETest {
         assertThat(debug.err()).contains("h1: rdflux agent: accepted ");
     }
 
+    /**
+     * The daemon finds out whether RDMA is usable once, in its warm-up (the transports' answers
+     * are kept for the JVM's life), so no session pays the probe, and says so once, in the first verbose session that chooses a transport, not
+     * in every session as each JVM agent does; the caller's own line is its JVM's, one a call.
+     */
+    @Test
+    void aDaemonProbesRdmaBeforeItsFirstSessionAndSaysItIsNotUsableOnce() throws Exception {
+        assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("one")));
+        long daemon = awaitOneDaemon();
+        // Its warm-up probed (the probe's class is loaded), with no session served yet.
+        CompiledMethods.awaitLoaded(daemon, Duration.ofSeconds(90), "io.rdmaflux.transport.rdma.RdmaNative");
+        Tool second = rdcp("5m", "-v", file.toString(), "h1:" + dir.resolve("two"));
+        assertCopied(second);
+        Tool third = rdcp("5m", "-v", file.toString(), "h1:" + dir.resolve("three"));
+        assertCopied(third);
+        assertThat(served(third)).containsExactly(daemon, 2L);
+        String agents = "h1: rdflux agent: RDMA not usable";
+        assertThat(third.err()).as("the daemon's second session").doesNotContain(agents);
+        assertThat(count(second.err(), agents)).as("the daemon's first session").isLessThanOrEqualTo(1);
+    }
+
+    private static int count(String text, String what) {
+        return text.split(Pattern.quote(what), -1).length - 1;
+    }
+
     @Test
     void aSessionsDebugLinesReachNoOtherSessionsStderr() throws Exception {
         assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("one")));
