@@ -224,6 +224,7 @@ class StandbyE2ETest {
         long standby = awaitStandbys(1).get(0);
         awaitEnd(standby, "an idle standby");
         assertThat(sockets()).isEmpty();
+        assertThat(lockFiles()).as("its slot's lock file, removed as it gave the slot up").isEmpty();
     }
 
     /**
@@ -240,6 +241,7 @@ class StandbyE2ETest {
 
         awaitEnd(standby, "the waiting standby");
         assertThat(sockets()).isEmpty();
+        assertThat(lockFiles()).isEmpty();
     }
 
     /**
@@ -441,6 +443,15 @@ class StandbyE2ETest {
         List<String> sockets = sockets();
         assertThat(sockets).as("one socket").hasSize(1);
         return sockets.get(0);
+    }
+
+    private List<String> lockFiles() throws IOException {
+        if (!Files.isDirectory(standbyDir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(standbyDir)) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".lock")).sorted().toList();
+        }
     }
 
     private List<String> sockets() throws IOException {

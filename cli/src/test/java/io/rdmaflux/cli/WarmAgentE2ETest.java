@@ -154,6 +154,7 @@ class WarmAgentE2ETest {
         long old = awaitOneDaemon();
         await().atMost(Duration.ofSeconds(60)).until(() -> daemons().isEmpty());
         assertThat(socket()).as("the socket goes with it").doesNotExist();
+        assertThat(lockFiles()).as("its lock file too").isEmpty();
 
         Tool next = rdcp("2s", "-v", file.toString(), "h1:" + dir.resolve("two"));
         assertCopied(next);
@@ -487,5 +488,15 @@ class WarmAgentE2ETest {
 
     private static void assertCopied(Tool t) {
         assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+    }
+
+    /** The lock files in the test's warm directory. */
+    private List<Path> lockFiles() throws IOException {
+        if (!Files.isDirectory(warmDir)) {
+            return List.of();
+        }
+        try (var files = Files.list(warmDir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".lock")).toList();
+        }
     }
 }

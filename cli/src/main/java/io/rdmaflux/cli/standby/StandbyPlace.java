@@ -1,17 +1,15 @@
 package io.rdmaflux.cli.standby;
 
+import io.rdmaflux.cli.remote.LockFile;
 import io.rdmaflux.cli.remote.PrivateDirectory;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -22,7 +20,7 @@ import java.util.regex.Pattern;
  * $XDG_RUNTIME_DIR/rdflux/standby}, else {@code $HOME/.cache/rdflux/standby}) and the context's
  * key, which the client computed (the JVM never recomputes it). Each key has {@link #SLOTS}
  * slots, {@code KEY-N.sock} and {@code KEY-N.lock}; a live standby holds its slot's lock for its
- * whole life. At most {@link #SLOTS} standbys per key and {@link #PER_USER} per user.
+ * whole life, and removes the lock file as it gives the slot up ({@link #release}). At most {@link #SLOTS} standbys per key and {@link #PER_USER} per user.
  */
 public record StandbyPlace(Path dir, String key) {
 
@@ -82,7 +80,7 @@ public record StandbyPlace(Path dir, String key) {
         } catch (IOException | DirectoryIteratorException e) {
             return true;   // no directory yet: nothing waits there
         }
-        HeldLocks held = HeldLocks.read(PROC_LOCKS);
+        LockFile held = LockFile.locksNow();
         int ours = 0;
         int all = 0;
         for (Map.Entry<Path, Map<String, Object>> s : sockets.entrySet()) {
@@ -96,8 +94,6 @@ public record StandbyPlace(Path dir, String key) {
         return ours < SLOTS && all < PER_USER;
     }
 
-    /** The kernel's list of the locks held now. */
-    private static final Path PROC_LOCKS = Path.of("/proc/locks");
     /** A slot's socket: {@code KEY-N.sock}, whose lock is {@code KEY-N.lock}. */
     private static final Pattern SOCKET = Pattern.compile("([0-9a-f]{24}-[0-9]+)\\.sock");
 
@@ -107,7 +103,7 @@ public record StandbyPlace(Path dir, String key) {
      * ({@code before}) before the locks were read: a standby that took the slot since deletes
      * that name and binds its own socket, another file, only after its warm-up, seconds later.
      */
-    private boolean stale(Path socket, Map<String, Object> before, HeldLocks held) {
+    private boolean stale(Path socket, Map<String, Object> before, LockFile held) {
         Matcher m = SOCKET.matcher(socket.getFileName().toString());
         if (held == null || before == null || !m.matches()) {
             return false;   // cannot tell: it counts
@@ -138,27 +134,30 @@ public record StandbyPlace(Path dir, String key) {
     public record Slot(int number, FileLock lock) {
     }
 
-    /** Takes the first free slot (its lock), or null when every slot is held by a live standby. */
+    /**
+     * Takes the first free slot (its lock, {@link LockFile#tryTake}), or null when every slot is
+     * held by a live standby.
+     */
     public Slot take() throws IOException {
-        // A slot held already is not opened: closing a second descriptor of a file would drop
-        // every lock this process holds on it (POSIX), a slot this very process holds included.
-        HeldLocks held = HeldLocks.read(PROC_LOCKS);
         for (int n = 0; n < SLOTS; n++) {
-            if (held != null && held.held(lock(n))) {
-                continue;
-            }
-            FileChannel f = FileChannel.open(lock(n), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock;
-            try {
-                lock = f.tryLock();
-            } catch (OverlappingFileLockException e) {
-                lock = null;   // this very process holds it (tests)
-            }
+            FileLock lock = LockFile.tryTake(lock(n));
             if (lock != null) {
                 return new Slot(n, lock);   // its channel stays open with it, for the process's life
             }
-            f.close();
         }
         return null;
+    }
+
+    /**
+     * Gives {@code slot} up: its lock file's name removed (no file is left per key and slot), then
+     * its lock released, so the next standby of the slot makes a new one.
+     */
+    public void release(Slot slot) {
+        LockFile.removeName(lock(slot.number()));
+        try {
+            slot.lock().channel().close();   // releases the lock
+        } catch (IOException e) {
+            // The process ends in a moment, which releases it anyway.
+        }
     }
 }
