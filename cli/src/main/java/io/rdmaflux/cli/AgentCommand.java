@@ -1,5 +1,6 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.channel.Transports;
 import io.rdmaflux.cli.remote.Agent;
 import io.rdmaflux.cli.remote.RemoteInstall;
 import io.rdmaflux.cli.warm.WarmDaemon;
@@ -123,13 +124,21 @@ final class AgentCommand implements Callable<Integer> {
     /**
      * The daemon's warm-up: a channel's byte on loopback and a tree packed and written in a private
      * temporary directory (the standby's own, {@link StandbyWarmUp}), so that the first session's
-     * receiving side, an {@code rdcp -r}'s sink above all, does not run interpreted.
+     * receiving side, an {@code rdcp -r}'s sink above all, does not run interpreted. And the RDMA
+     * probe (the native library, the devices), whose answer the JVM keeps: the first session
+     * would pay it otherwise, and no session does it again.
      */
     private static void warmUp() {
         try {
             StandbyWarmUp.loopbackByte();
         } catch (RuntimeException e) {
             // Warm-up only: the session loads whatever is missing.
+        }
+        try {
+            // Asked, not selected: the "RDMA not usable" line stays for the first session that chooses.
+            Transports.rdmaUnavailableReason();
+        } catch (RuntimeException | LinkageError e) {
+            // The first session that chooses a transport probes, and says what failed.
         }
         StandbyWarmUp.treeCopy(Path.of(System.getProperty("java.io.tmpdir")));
     }

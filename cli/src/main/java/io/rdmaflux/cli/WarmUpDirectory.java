@@ -1,13 +1,12 @@
 package io.rdmaflux.cli;
 
+import io.rdmaflux.cli.remote.DirectoryTree;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * The private temporary directory a standby's warm-up writes its tiny tree in ({@link
@@ -51,7 +50,7 @@ final class WarmUpDirectory implements AutoCloseable {
         try {
             Runtime.getRuntime().addShutdownHook(d.hook);
         } catch (IllegalStateException shuttingDown) {
-            removeAll(d.dir);
+            DirectoryTree.removeAll(d.dir);
             throw new IOException("the JVM is shutting down");
         }
         return d;
@@ -70,7 +69,7 @@ final class WarmUpDirectory implements AutoCloseable {
         } catch (IllegalStateException shuttingDown) {
             // The hook runs, or ran, and removes it.
         }
-        removeAll(dir);
+        DirectoryTree.removeAll(dir);
     }
 
     /** Whether the directory is gone. */
@@ -94,7 +93,7 @@ final class WarmUpDirectory implements AutoCloseable {
         long end = System.nanoTime() + HOOK_LIMIT.toNanos();
         try {
             while (System.nanoTime() < end) {
-                if (removeAll(dir)) {
+                if (DirectoryTree.removeAll(dir)) {
                     Thread.sleep(50);
                     if (removed()) {
                         return;
@@ -124,7 +123,7 @@ final class WarmUpDirectory implements AutoCloseable {
                 if (pid > 0 && ProcessHandle.of(pid).isEmpty()
                         && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
                         && me.equals(Files.getAttribute(d, "unix:uid", LinkOption.NOFOLLOW_LINKS))) {
-                    removeAll(d);
+                    DirectoryTree.removeAll(d);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -143,21 +142,5 @@ final class WarmUpDirectory implements AutoCloseable {
             return -1;
         }
         return Long.parseLong(rest.substring(0, dash));
-    }
-
-    /** Removes {@code dir} and everything below it, links not followed; whether it is gone. */
-    static boolean removeAll(Path dir) {
-        try (Stream<Path> all = Files.walk(dir)) {
-            all.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // Left; reported by the check below.
-                }
-            });
-        } catch (IOException | RuntimeException e) {
-            return !Files.exists(dir, LinkOption.NOFOLLOW_LINKS);
-        }
-        return !Files.exists(dir, LinkOption.NOFOLLOW_LINKS);
     }
 }

@@ -37,11 +37,27 @@ final class CompiledMethods {
                 });
     }
 
+    /**
+     * Waits, up to {@code limit}, until JVM {@code pid} has loaded class {@code name} ({@code jcmd
+     * PID VM.class_hierarchy}); skips the test where this JDK has no jcmd.
+     */
+    static void awaitLoaded(long pid, Duration limit, String name) {
+        assumeTrue(Files.isExecutable(JCMD), "no jcmd in this JDK: cannot read a JVM's loaded classes");
+        org.awaitility.Awaitility.await("loaded: " + name).atMost(limit)
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> jcmd(pid, "VM.class_hierarchy").contains("--" + name + "/"));
+    }
+
     /** The list, or "" where jcmd did not answer within a minute (then killed). */
     static String of(long pid) throws IOException, InterruptedException {
+        return jcmd(pid, "Compiler.codelist");
+    }
+
+    /** What {@code jcmd PID COMMAND} wrote, or "" where it did not answer within a minute (then killed). */
+    private static String jcmd(long pid, String command) throws IOException, InterruptedException {
         Path out = Files.createTempFile("rdflux-codelist-", ".txt");
         try {
-            Process p = new ProcessBuilder(JCMD.toString(), Long.toString(pid), "Compiler.codelist")
+            Process p = new ProcessBuilder(JCMD.toString(), Long.toString(pid), command)
                     .redirectErrorStream(true).redirectOutput(out.toFile()).start();
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

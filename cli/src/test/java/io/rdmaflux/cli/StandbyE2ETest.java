@@ -224,6 +224,7 @@ class StandbyE2ETest {
         long standby = awaitStandbys(1).get(0);
         awaitEnd(standby, "an idle standby");
         assertThat(sockets()).isEmpty();
+        assertThat(lockFiles()).as("its slot's lock file, removed as it gave the slot up").isEmpty();
     }
 
     /**
@@ -240,6 +241,28 @@ class StandbyE2ETest {
 
         awaitEnd(standby, "the waiting standby");
         assertThat(sockets()).isEmpty();
+        assertThat(lockFiles()).isEmpty();
+    }
+
+    /**
+     * Two waiting standbys killed outright (SIGKILL: no hook runs) leave their sockets' names;
+     * the next call runs cold and still leaves a standby. Before the fix the two names counted
+     * as standbys waiting, and their context never got one again.
+     */
+    @Test
+    void twoStandbysKilledOutrightKeepNoCallFromLeavingOne() throws Exception {
+        List<Long> killed = twoStandbys();
+        for (long pid : killed) {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);   // SIGKILL
+        }
+        for (long pid : killed) {
+            awaitEnd(pid, "a standby killed outright");
+        }
+        assertThat(sockets()).as("the names the killed standbys left").hasSize(2);
+
+        Tool t = sh(tool("rdrecv") + " --version");
+        assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+        assertThat(awaitStandbys(1)).as("a new standby").doesNotContainAnyElementsOf(killed);
     }
 
     @Test
@@ -420,6 +443,15 @@ class StandbyE2ETest {
         List<String> sockets = sockets();
         assertThat(sockets).as("one socket").hasSize(1);
         return sockets.get(0);
+    }
+
+    private List<String> lockFiles() throws IOException {
+        if (!Files.isDirectory(standbyDir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(standbyDir)) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".lock")).sorted().toList();
+        }
     }
 
     private List<String> sockets() throws IOException {

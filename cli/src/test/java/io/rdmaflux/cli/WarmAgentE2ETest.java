@@ -154,6 +154,7 @@ class WarmAgentE2ETest {
         long old = awaitOneDaemon();
         await().atMost(Duration.ofSeconds(60)).until(() -> daemons().isEmpty());
         assertThat(socket()).as("the socket goes with it").doesNotExist();
+        assertThat(lockFiles()).as("its lock file too").isEmpty();
 
         Tool next = rdcp("2s", "-v", file.toString(), "h1:" + dir.resolve("two"));
         assertCopied(next);
@@ -336,6 +337,31 @@ class WarmAgentE2ETest {
         assertThat(debug.err()).contains("h1: rdflux agent: accepted ");
     }
 
+    /**
+     * The daemon finds out whether RDMA is usable once, in its warm-up (the transports' answers
+     * are kept for the JVM's life), so no session pays the probe, and says so once, in the first verbose session that chooses a transport, not
+     * in every session as each JVM agent does; the caller's own line is its JVM's, one a call.
+     */
+    @Test
+    void aDaemonProbesRdmaBeforeItsFirstSessionAndSaysItIsNotUsableOnce() throws Exception {
+        assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("one")));
+        long daemon = awaitOneDaemon();
+        // Its warm-up probed (the probe's class is loaded), with no session served yet.
+        CompiledMethods.awaitLoaded(daemon, Duration.ofSeconds(90), "io.rdmaflux.transport.rdma.RdmaNative");
+        Tool second = rdcp("5m", "-v", file.toString(), "h1:" + dir.resolve("two"));
+        assertCopied(second);
+        Tool third = rdcp("5m", "-v", file.toString(), "h1:" + dir.resolve("three"));
+        assertCopied(third);
+        assertThat(served(third)).containsExactly(daemon, 2L);
+        String agents = "h1: rdflux agent: RDMA not usable";
+        assertThat(third.err()).as("the daemon's second session").doesNotContain(agents);
+        assertThat(count(second.err(), agents)).as("the daemon's first session").isLessThanOrEqualTo(1);
+    }
+
+    private static int count(String text, String what) {
+        return text.split(Pattern.quote(what), -1).length - 1;
+    }
+
     @Test
     void aSessionsDebugLinesReachNoOtherSessionsStderr() throws Exception {
         assertCopied(rdcp("5m", file.toString(), "h1:" + dir.resolve("one")));
@@ -462,5 +488,15 @@ class WarmAgentE2ETest {
 
     private static void assertCopied(Tool t) {
         assertThat(t.exitCode(LIMIT)).as(t.err()).isZero();
+    }
+
+    /** The lock files in the test's warm directory. */
+    private List<Path> lockFiles() throws IOException {
+        if (!Files.isDirectory(warmDir)) {
+            return List.of();
+        }
+        try (var files = Files.list(warmDir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".lock")).toList();
+        }
     }
 }

@@ -238,7 +238,9 @@ public final class RemoteInstall {
             Thread.currentThread().interrupt();
             throw new RemoteException(Kind.LOST, host, "interrupted while installing rdflux there");
         } finally {
-            delete(work);
+            if (work != null) {
+                DirectoryTree.removeAll(work);   // a temporary directory: the system's cleaning takes what is left
+            }
         }
     }
 
@@ -312,16 +314,5 @@ public final class RemoteInstall {
     private static List<String> lines(Path file) throws IOException {
         return Files.readAllLines(file, StandardCharsets.UTF_8).stream().filter(l -> !l.isBlank())
                 .map(RemoteText::sanitize).toList();
-    }
-
-    private static void delete(Path dir) {
-        if (dir == null) {
-            return;
-        }
-        try (var walk = Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // A temporary directory: the system's cleaning takes what is left.
-        }
     }
 }

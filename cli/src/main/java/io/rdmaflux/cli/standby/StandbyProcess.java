@@ -1,5 +1,6 @@
 package io.rdmaflux.cli.standby;
 
+import io.rdmaflux.cli.remote.LockFile;
 import io.rdmaflux.cli.warm.PeerCheck;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -72,13 +73,17 @@ public final class StandbyProcess {
             if (slot == null) {
                 return 0;   // SLOTS standbys wait for this key already
             }
-            warmUp();
-            SocketChannel client = accept(place.socket(slot.number()));
-            if (client == null) {
+            try {
+                warmUp();
+                SocketChannel client = accept(place.socket(slot.number()), slot);
+                if (client == null) {
+                    return 0;
+                }
+                serve(client, slot);
                 return 0;
+            } finally {
+                place.release(slot);   // no call served; a second release does nothing
             }
-            serve(client, slot);
-            return 0;
         } catch (IOException e) {
             log.accept("standby: " + e.getMessage());
             return 0;
@@ -97,13 +102,15 @@ public final class StandbyProcess {
      * Listens on {@code socket} until this user connects (that connection) or the idle time
      * ends (null). Either way the socket's name is removed and the listener closed.
      */
-    private SocketChannel accept(Path socket) throws IOException {
+    private SocketChannel accept(Path socket, StandbyPlace.Slot slot) throws IOException {
         // A socket left by a standby that was killed: nobody listens on it, since its lock was free.
         Files.deleteIfExists(socket);
         // Ended while it waits (SIGTERM: no tool's handlers yet, so the JVM runs its hooks), it
-        // removes the name too: a name left counts as a standby waiting (roomForAnother), and
-        // two would keep its context from ever getting one again.
-        Thread removeName = new Thread(() -> deleteQuietly(socket), "standby-socket-clean-up");
+        // removes the socket's name and its lock file's too (its lock goes as the process ends).
+        Thread removeName = new Thread(() -> {
+            deleteQuietly(socket);
+            LockFile.removeName(place.lock(slot.number()));
+        }, "standby-socket-clean-up");
         Runtime.getRuntime().addShutdownHook(removeName);
         try {
             return listen(socket);
@@ -171,8 +178,8 @@ public final class StandbyProcess {
             frame.watch();
             call.run(context, streams, code -> {
                 frame.send(code);
-                // Our slot is free before the successor looks for one.
-                releaseQuietly(slot);
+                // Our slot is free (its lock file gone) before the successor looks for one.
+                place.release(slot);
                 if (StandbySpawn.idle(System.getenv()).isPresent()) {
                     StandbySpawn.start(place, idle);
                 }
@@ -184,14 +191,6 @@ public final class StandbyProcess {
         ByteBuffer b = ByteBuffer.wrap(bytes);
         while (b.hasRemaining()) {
             c.write(b);
-        }
-    }
-
-    private static void releaseQuietly(StandbyPlace.Slot slot) {
-        try {
-            slot.lock().release();
-        } catch (IOException e) {
-            // the process ends in a moment, which releases it anyway
         }
     }
 

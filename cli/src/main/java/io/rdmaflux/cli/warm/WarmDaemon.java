@@ -1,6 +1,7 @@
 package io.rdmaflux.cli.warm;
 
 import io.rdmaflux.buffer.DirectMemory;
+import io.rdmaflux.cli.remote.LockFile;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -17,7 +18,8 @@ import java.util.function.Consumer;
 /**
  * The warm agent's daemon: one per user and install (its {@link WarmPlace}), holding the place's
  * lock for its whole life, so that of two that race to start one serves and the other exits (after
- * {@link #LOCK_WAIT}, since a starter's look holds the lock a moment). It accepts connections on
+ * {@link #LOCK_WAIT}, since a starter's look may hold the lock a moment), and removing the lock
+ * file as it ends ({@link LockFile}). It accepts connections on
  * the place's socket, refuses any whose peer is another user
  * ({@code SO_PEERCRED}; the private directory already keeps them out), greets each and serves
  * it on a thread of its own ({@link WarmSession}), many at once, but no more than its direct
@@ -85,26 +87,18 @@ public final class WarmDaemon {
             log.accept("no warm agent: " + (why != null ? why : place.socket() + " is too long for a socket"));
             return 1;
         }
-        try (FileChannel lockFile = FileChannel.open(place.lock(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock lock = lock(lockFile, LOCK_WAIT)) {
-            if (lock == null) {
+        try (FileChannel lockFile = take(place.lock())) {
+            if (lockFile == null) {
                 return 0;   // another daemon holds the place and serves it
             }
-            // A socket left by a daemon that was killed: nobody listens on it, since the lock was free.
-            Files.deleteIfExists(place.socket());
-            synchronized (this) {
-                server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-                server.bind(UnixDomainSocketAddress.of(place.socket()));
+            try {
+                return serve();
+            } finally {
+                close();
+                // While it holds the lock: a daemon that opened the file meanwhile sees it is no
+                // longer named once it has the lock, and takes the new one (LockFile).
+                LockFile.removeName(place.lock());
             }
-            Thread timer = new Thread(this::keepTime, "warm-agent-idle");
-            timer.setDaemon(true);
-            timer.start();
-            // After the bind, so a client arriving meanwhile is served (a little slower), not sent to a JVM.
-            Thread warming = new Thread(warmUp, "warm-agent-warm-up");
-            warming.setDaemon(true);
-            warming.start();
-            acceptAll();
-            return 0;
         } catch (IOException e) {
             log.accept("no warm agent: " + e.getMessage());
             return 1;
@@ -114,9 +108,57 @@ public final class WarmDaemon {
     }
 
     /**
+     * The lock file's channel, its lock held, or null when another daemon holds it: the lock is
+     * tried for up to {@link #LOCK_WAIT} ({@link #lock}), and once taken the path must still name
+     * the file locked, else the daemon that held it removed it as it ended, and the path's new
+     * file is taken instead ({@link LockFile}).
+     */
+    private static FileChannel take(java.nio.file.Path path) throws IOException {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            FileChannel f = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock;
+            try {
+                lock = lock(f, LOCK_WAIT);
+            } catch (IOException | RuntimeException e) {
+                f.close();
+                throw e;
+            }
+            if (lock == null) {
+                f.close();
+                return null;
+            }
+            if (LockFile.namesLocked(path)) {
+                return f;   // the lock goes with the channel
+            }
+            f.close();   // a file no longer named: releases its lock
+        }
+        return null;
+    }
+
+    /** Listens on the place's socket and serves until idle; the place's lock is held. */
+    private int serve() throws IOException {
+        // A socket left by a daemon that was killed: nobody listens on it, since the lock was free.
+        Files.deleteIfExists(place.socket());
+        synchronized (this) {
+            server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            server.bind(UnixDomainSocketAddress.of(place.socket()));
+        }
+        Thread timer = new Thread(this::keepTime, "warm-agent-idle");
+        timer.setDaemon(true);
+        timer.start();
+        // After the bind, so a client arriving meanwhile is served (a little slower), not sent to a JVM.
+        Thread warming = new Thread(warmUp, "warm-agent-warm-up");
+        warming.setDaemon(true);
+        warming.start();
+        acceptAll();
+        return 0;
+    }
+
+    /**
      * The place's lock, or null when another daemon holds it. Tried again for up to {@code wait}:
-     * a starter that looks whether a daemon serves ({@link WarmStart#held}) holds the lock for a
-     * moment, and a daemon starting in that moment must not take the look for a daemon and exit.
+     * where the kernel's list of locks cannot be read, a starter that looks whether a daemon
+     * serves ({@link WarmStart#held}) holds the lock for a moment, and a daemon starting in that
+     * moment must not take the look for a daemon and exit.
      */
     static FileLock lock(FileChannel lockFile, Duration wait) throws IOException {
         long end = System.nanoTime() + wait.toNanos();

@@ -2,6 +2,7 @@ package io.rdmaflux.cli.warm;
 
 import io.rdmaflux.buffer.DirectMemory;
 import io.rdmaflux.cli.remote.Detached;
+import io.rdmaflux.cli.remote.LockFile;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -80,12 +81,18 @@ public final class WarmStart {
 
     /**
      * Whether a daemon holds the place's lock now (a race with one starting is settled by its own
-     * lock). Looking takes the lock for a moment: a daemon starting then tries again for a while
-     * ({@link WarmDaemon#lock}) rather than take the look for a daemon that serves.
+     * lock): the kernel's list of locks says, without the lock file being opened ({@link
+     * LockFile}). Where that list cannot be read, looking takes the lock for a moment: a daemon
+     * starting then tries again for a while ({@link WarmDaemon#lock}) rather than take the look
+     * for a daemon that serves.
      */
     private static boolean held(WarmPlace place) {
         if (!Files.exists(place.lock())) {
             return false;
+        }
+        LockFile locks = LockFile.locksNow();
+        if (locks != null) {
+            return locks.held(place.lock());
         }
         try (FileChannel f = FileChannel.open(place.lock(), StandardOpenOption.WRITE);
              FileLock lock = f.tryLock()) {

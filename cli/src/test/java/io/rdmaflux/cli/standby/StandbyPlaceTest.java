@@ -2,10 +2,19 @@ package io.rdmaflux.cli.standby;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmaflux.cli.warm.LockHolder;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,15 +76,72 @@ class StandbyPlaceTest {
         StandbyPlace p = place(KEY);
         assertThat(p.roomForAnother()).isTrue();   // no directory yet
         assertThat(p.ensure()).isNull();
-        Files.createFile(p.socket(0));
-        assertThat(p.roomForAnother()).isTrue();
-        Files.createFile(p.socket(1));
-        assertThat(p.roomForAnother()).isFalse();
-        StandbyPlace other = place("fedcba9876543210fedcba98");
-        assertThat(other.roomForAnother()).isTrue();
-        for (int i = 0; i < 6; i++) {
-            Files.createFile(p.dir().resolve(String.format("%024x-0.sock", i)));
+        List<FileChannel> locks = new ArrayList<>();
+        try {
+            // Each socket has its live standby: its slot's lock held (by this JVM, as the kernel lists it).
+            locks.add(p.take().lock().channel());
+            Files.createFile(p.socket(0));
+            assertThat(p.roomForAnother()).isTrue();
+            locks.add(p.take().lock().channel());
+            Files.createFile(p.socket(1));
+            assertThat(p.roomForAnother()).isFalse();
+            StandbyPlace other = place("fedcba9876543210fedcba98");
+            assertThat(other.roomForAnother()).isTrue();
+            for (int i = 0; i < 6; i++) {
+                StandbyPlace more = place(String.format("%024x", i));
+                locks.add(more.take().lock().channel());
+                Files.createFile(more.socket(0));
+            }
+            assertThat(other.roomForAnother()).as("8 sockets of the user").isFalse();
+            assertThat(sockets(p)).hasSize(8);
+        } finally {
+            for (FileChannel c : locks) {
+                c.close();
+            }
         }
-        assertThat(other.roomForAnother()).as("8 sockets of the user").isFalse();
+    }
+
+    /**
+     * A socket whose slot's lock no process holds was left by a standby killed outright: it
+     * does not count, and its name is removed. (Before, two such names kept their key from
+     * ever getting a standby again.) The lock is a real other process's, killed with SIGKILL.
+     */
+    @Test
+    void aSocketWhoseSlotLockNoProcessHoldsDoesNotCountAndIsRemoved() throws Exception {
+        StandbyPlace p = place(KEY);
+        assertThat(p.ensure()).isNull();
+        Process holder = holdLock(p.lock(0));
+        Process holder1 = holdLock(p.lock(1));
+        try {
+            Files.createFile(p.socket(0));
+            Files.createFile(p.socket(1));
+            assertThat(p.roomForAnother()).as("two live standbys").isFalse();
+            assertThat(sockets(p)).hasSize(2);
+
+            holder.destroyForcibly();   // SIGKILL: no clean-up of its own
+            assertThat(holder.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+            assertThat(p.roomForAnother()).as("one live standby, one name left").isTrue();
+            assertThat(sockets(p)).containsExactly(p.socket(1));
+        } finally {
+            holder.destroyForcibly().waitFor(60, TimeUnit.SECONDS);
+            holder1.destroyForcibly().waitFor(60, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A process of its own holding {@code lock}'s lock until it is killed. */
+    private static Process holdLock(Path lock) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                LockHolder.class.getName(), lock.toString()).redirectErrorStream(true).start();
+        String line = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        assertThat(line).as("the holder locked it").isEqualTo("locked");
+        return p;
+    }
+
+    private static List<Path> sockets(StandbyPlace p) throws Exception {
+        try (Stream<Path> files = Files.list(p.dir())) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".sock")).sorted().toList();
+        }
     }
 }
