@@ -41,14 +41,17 @@ public final class LockFile {
     /** How often a taker follows a name that its holder removed meanwhile before it gives up (as if held). */
     private static final int ATTEMPTS = 100;
 
-    /** A file as the kernel names it in {@code /proc/locks}: its device's numbers and its inode. */
-    record FileId(long major, long minor, long inode) {
-    }
+    /**
+     * The locks held now: each locked file's inode number and the pids that hold a lock on it.
+     * Only the inode is compared, not the device: the list names the file system's own device,
+     * and {@code stat} reports another on btrfs subvolumes and overlay mounts, where a device
+     * check would never find a live holder (its standby's socket would be taken for a dead one's
+     * and removed, and a starting daemon would never see its own lock). An inode of another file
+     * system with the same number can only make a file look held: the cautious error.
+     */
+    private final Map<Long, Set<Long>> held;
 
-    /** The locks held now: each locked file and the pids that hold a lock on it. */
-    private final Map<FileId, Set<Long>> held;
-
-    private LockFile(Map<FileId, Set<Long>> held) {
+    private LockFile(Map<Long, Set<Long>> held) {
         this.held = held;
     }
 
@@ -59,7 +62,7 @@ public final class LockFile {
 
     /** The locks listed in {@code procLocks}; null when it cannot be read. */
     static LockFile read(Path procLocks) {
-        Map<FileId, Set<Long>> held = new HashMap<>();
+        Map<Long, Set<Long>> held = new HashMap<>();
         try {
             for (String line : Files.readAllLines(procLocks)) {
                 String[] f = line.trim().split("\\s+");
@@ -71,8 +74,7 @@ public final class LockFile {
                     Matcher m = FILE.matcher(f[i]);
                     if (m.matches()) {
                         long pid = parsePid(f[i - 1]);
-                        held.computeIfAbsent(new FileId(Long.parseLong(m.group(1), 16),
-                                Long.parseLong(m.group(2), 16), Long.parseLong(m.group(3))), k -> new HashSet<>()).add(pid);
+                        held.computeIfAbsent(Long.parseLong(m.group(3)), k -> new HashSet<>()).add(pid);
                         break;
                     }
                 }
@@ -93,14 +95,14 @@ public final class LockFile {
 
     /** Whether some process holds a lock on the file {@code path} names now; false when it names none. */
     public boolean held(Path path) {
-        FileId id = id(path);
-        return id != null && held.containsKey(id);
+        Long inode = inode(path);
+        return inode != null && held.containsKey(inode);
     }
 
     /** Whether this process holds a lock on the file {@code path} names now. */
     boolean heldByThisProcess(Path path) {
-        FileId id = id(path);
-        return id != null && held.getOrDefault(id, Set.of()).contains(ProcessHandle.current().pid());
+        Long inode = inode(path);
+        return inode != null && held.getOrDefault(inode, Set.of()).contains(ProcessHandle.current().pid());
     }
 
     /**
@@ -160,16 +162,10 @@ public final class LockFile {
         }
     }
 
-    /** The kernel's name of the file {@code path} names (not following a link); null when there is none. */
-    static FileId id(Path path) {
+    /** The inode number of the file {@code path} names (not following a link); null when it names none. */
+    static Long inode(Path path) {
         try {
-            long dev = ((Number) Files.getAttribute(path, "unix:dev", LinkOption.NOFOLLOW_LINKS)).longValue();
-            long inode = ((Number) Files.getAttribute(path, "unix:ino", LinkOption.NOFOLLOW_LINKS)).longValue();
-            // glibc's dev_t: the major's low 12 bits at 8, the minor's low 8 bits at 0, their
-            // other bits from bit 32 (major) and bit 20 (minor).
-            long major = ((dev >>> 8) & 0xfffL) | ((dev >>> 32) & 0xfffff000L);
-            long minor = (dev & 0xffL) | ((dev >>> 12) & 0xffffff00L);
-            return new FileId(major, minor, inode);
+            return ((Number) Files.getAttribute(path, "unix:ino", LinkOption.NOFOLLOW_LINKS)).longValue();
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException | ClassCastException e) {
             return null;
         }
