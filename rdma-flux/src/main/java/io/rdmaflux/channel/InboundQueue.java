@@ -193,17 +193,18 @@ final class InboundQueue {
 
     /**
      * Tries {@code emission} until it is not refused for another thread's emission in progress,
-     * at most {@link #emitWaitNanos}, and not at all while the application is inside its onNext:
-     * on another thread, that emission may wait for this caller (an onNext that blocks until the
-     * stream's failure is reported elsewhere); on this one, the caller would wait for itself.
-     * Either way the emission in progress delivers a pending failure or completion as it
-     * returns ({@link #emit}), or ends the data itself.
+     * at most {@link #emitWaitNanos}, and not at all while another thread is inside the
+     * application's onNext: that emission may wait for this caller (an onNext that blocks until
+     * the stream's failure is reported on another thread), and it delivers a pending failure or
+     * completion itself as it returns. The caller's own onNext needs no wait: Reactor's sinks
+     * let the thread that holds them emit again.
      */
     private Sinks.EmitResult awaitEmission(Supplier<Sinks.EmitResult> emission) {
         long deadline = System.nanoTime() + emitWaitNanos;
         Sinks.EmitResult emitted = emission.get();
         while (emitted == Sinks.EmitResult.FAIL_NON_SERIALIZED && System.nanoTime() - deadline < 0) {
-            if (inOnNext != null) {
+            Thread inside = inOnNext;
+            if (inside != null && inside != Thread.currentThread()) {
                 break;
             }
             Thread.onSpinWait();
