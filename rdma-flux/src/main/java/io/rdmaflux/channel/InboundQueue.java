@@ -12,13 +12,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
-import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
 import reactor.util.concurrent.Queues;
-import reactor.util.context.Context;
 
 /**
  * The data of one receiving stream: DATA frames into a bounded queue that the application drains
@@ -37,15 +33,6 @@ final class InboundQueue {
 
     /** How long a completion waits out a failure being emitted on another thread. */
     private static final Duration EMIT_WAIT = Duration.ofSeconds(2);
-
-    /** The bound on waiting out another thread's emission ({@link #EMIT_WAIT}; tests choose it). */
-    private final long emitWaitNanos;
-    /**
-     * The thread inside the application's onNext now, if any. An emission in progress there is
-     * the application's to end, perhaps only once this very failure or completion is reported
-     * (a handler that waits for it): waiting for it would only spin out the bound.
-     */
-    private volatile Thread inOnNext;
 
     private final StreamChecksum checksum = new StreamChecksum();
     private final AtomicInteger creditsToReturn = new AtomicInteger();
@@ -66,12 +53,6 @@ final class InboundQueue {
      * {@code creditsWanted} says the stream still takes data.
      */
     InboundQueue(int slots, BooleanSupplier creditsWanted, IntConsumer grant) {
-        this(slots, creditsWanted, grant, EMIT_WAIT);
-    }
-
-    /** As above, with {@code emitWait} bounding the wait for another thread's emission. */
-    InboundQueue(int slots, BooleanSupplier creditsWanted, IntConsumer grant, Duration emitWait) {
-        this.emitWaitNanos = emitWait.toNanos();
         this.creditsWanted = creditsWanted;
         this.grant = grant;
         // Credits bound what can arrive to the ring size, so this queue never overflows
@@ -124,7 +105,12 @@ final class InboundQueue {
      * bounded, and report what the queue says then.
      */
     private Sinks.EmitResult emit(Chunk lease) {
-        Sinks.EmitResult emitted = awaitEmission(() -> inbound.tryEmitNext(lease));
+        long deadline = System.nanoTime() + EMIT_WAIT.toNanos();
+        Sinks.EmitResult emitted = inbound.tryEmitNext(lease);
+        while (emitted == Sinks.EmitResult.FAIL_NON_SERIALIZED && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
+            emitted = inbound.tryEmitNext(lease);
+        }
         // A failure that could not be emitted while this emission ran (fail's bound) ends the data now.
         RdmaFluxException failed = pendingFailure.get();
         if (failed != null) {
@@ -165,52 +151,35 @@ final class InboundQueue {
 
     /**
      * The stream was verified whole: the application's data completes. As in {@link #fail},
-     * another thread's emission in progress is waited out, bounded, unless it is inside the
-     * application's onNext; one not waited out (an application's onNext that blocks) delivers
-     * the completion itself as it returns.
+     * another thread's emission in progress is waited out, bounded; one that outlasts the bound
+     * (an application's onNext that blocks) delivers the completion itself as it returns.
      */
     void complete() {
         pendingComplete.set(true);
         // Not emitComplete(busyLooping): past its bound it threw EmissionException at the caller.
-        awaitEmission(inbound::tryEmitComplete);
-        // Still FAIL_NON_SERIALIZED: left to the emission in progress (pendingComplete).
+        long deadline = System.nanoTime() + EMIT_WAIT.toNanos();
+        while (inbound.tryEmitComplete() == Sinks.EmitResult.FAIL_NON_SERIALIZED && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
+        }
+        // Still FAIL_NON_SERIALIZED at the bound: left to the emission in progress (pendingComplete).
     }
 
     /**
      * The stream failed: the application's data ends with {@code error} unless it is over
-     * already. Another thread's emission in progress is waited out, bounded ({@link #EMIT_WAIT}),
-     * unless it is inside the application's onNext; one not waited out (an application's onNext
-     * that blocks, perhaps until this very failure is reported) delivers the failure itself as it
-     * returns ({@link #emit}), so the data still ends with it, right after that frame.
+     * already. Another thread's emission in progress is waited out, bounded ({@link #EMIT_WAIT});
+     * one that outlasts the bound (an application's onNext that blocks,
+     * perhaps until this very failure is reported) delivers the failure itself as it returns
+     * ({@link #emit}), so the data still ends with it, right after that frame.
      */
     void fail(RdmaFluxException error) {
         pendingFailure.compareAndSet(null, error);
         // Not emitError(): on a stream over already it would hand the failure to onErrorDropped,
         // a loud ERROR; here that failure is reported through result() alone.
-        awaitEmission(() -> inbound.tryEmitError(error));
-        // Still FAIL_NON_SERIALIZED: left to the emission in progress (pendingFailure).
-    }
-
-    /**
-     * Tries {@code emission} until it is not refused for another thread's emission in progress,
-     * at most {@link #emitWaitNanos}, and not at all while another thread is inside the
-     * application's onNext: that emission may wait for this caller (an onNext that blocks until
-     * the stream's failure is reported on another thread), and it delivers a pending failure or
-     * completion itself as it returns. The caller's own onNext needs no wait: Reactor's sinks
-     * let the thread that holds them emit again.
-     */
-    private Sinks.EmitResult awaitEmission(Supplier<Sinks.EmitResult> emission) {
-        long deadline = System.nanoTime() + emitWaitNanos;
-        Sinks.EmitResult emitted = emission.get();
-        while (emitted == Sinks.EmitResult.FAIL_NON_SERIALIZED && System.nanoTime() - deadline < 0) {
-            Thread inside = inOnNext;
-            if (inside != null && inside != Thread.currentThread()) {
-                break;
-            }
+        long deadline = System.nanoTime() + EMIT_WAIT.toNanos();
+        while (inbound.tryEmitError(error) == Sinks.EmitResult.FAIL_NON_SERIALIZED && System.nanoTime() - deadline < 0) {
             Thread.onSpinWait();
-            emitted = emission.get();
         }
-        return emitted;
+        // Still FAIL_NON_SERIALIZED at the bound: left to the emission in progress (pendingFailure).
     }
 
     /** The application's one subscription to the data; a second gets {@code failure} or an error saying so. */
@@ -221,64 +190,8 @@ final class InboundQueue {
                 return Flux.error(failed != null ? failed
                         : new IllegalStateException("an inbound stream can be subscribed to only once"));
             }
-            return inbound.asFlux().transform(data -> Operators.<Chunk, Chunk>lift((source, application) -> new Delivery(application)).apply(data));
+            return inbound.asFlux();
         });
-    }
-
-    /**
-     * Hands the data to the application and notes the thread inside its onNext
-     * ({@link #inOnNext}). It hides Reactor's queue fusion from the application's operators, so
-     * that every chunk goes through this onNext.
-     */
-    private final class Delivery implements CoreSubscriber<Chunk>, Subscription {
-
-        private final CoreSubscriber<? super Chunk> application;
-        private Subscription upstream;
-
-        Delivery(CoreSubscriber<? super Chunk> application) {
-            this.application = application;
-        }
-
-        @Override
-        public void onSubscribe(Subscription s) {
-            upstream = s;
-            application.onSubscribe(this);
-        }
-
-        @Override
-        public void onNext(Chunk chunk) {
-            inOnNext = Thread.currentThread();
-            try {
-                application.onNext(chunk);
-            } finally {
-                inOnNext = null;
-            }
-        }
-
-        @Override
-        public void onError(Throwable error) {
-            application.onError(error);
-        }
-
-        @Override
-        public void onComplete() {
-            application.onComplete();
-        }
-
-        @Override
-        public void request(long n) {
-            upstream.request(n);
-        }
-
-        @Override
-        public void cancel() {
-            upstream.cancel();
-        }
-
-        @Override
-        public Context currentContext() {
-            return application.currentContext();
-        }
     }
 
     /** Whether the application has subscribed to the data. */
