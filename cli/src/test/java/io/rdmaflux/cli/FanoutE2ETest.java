@@ -40,6 +40,8 @@ class FanoutE2ETest {
     static final SshFixture sshd = new SshFixture();
 
     private static final Duration LIMIT = Duration.ofSeconds(180);
+    /** The file a copy slowed to 4 MiB/s is caught in the middle of: ~3 s to send. */
+    private static final long BIG_AT_4M = 12L << 20;
 
     @TempDir
     Path dir;
@@ -248,7 +250,10 @@ class FanoutE2ETest {
     void aHostKilledMidCopyFailsAloneAndTheHostsAfterItAreFedAgain() throws Exception {
         Path src = Files.createDirectories(dir.resolve("src"));
         Files.writeString(src.resolve("a-small"), "small");
-        Files2.random(src.resolve("big.bin"), 24L << 20, 3);
+        // 12 MiB at 4 MiB/s: h2 is caught with the file under way (its part file shows within
+        // the first frames; the copy then has ~3 s to go), and h1's copy and h3's second feed
+        // take ~3 s each rather than ~6 s with 24 MiB.
+        Files2.random(src.resolve("big.bin"), BIG_AT_4M, 3);
         Map<String, String> want = RdcpE2ETest.listing(src);
 
         // Slowed down, so that the copy is caught in the middle.
@@ -275,7 +280,7 @@ class FanoutE2ETest {
     void syncWithAHostKilledMidCopyFeedsTheHostsAfterItAgainAgainstTheirOwnListings() throws Exception {
         Path src = Files.createDirectories(dir.resolve("src"));
         Files.writeString(src.resolve("a-small"), "small");
-        Files2.random(src.resolve("big.bin"), 24L << 20, 5);
+        Files2.random(src.resolve("big.bin"), BIG_AT_4M, 5);
         Path three = dir.resolve("three");
         copyAsIs(src, three);
         Files.writeString(three.resolve("big.bin"), "an older big.bin");

@@ -3,6 +3,9 @@ package io.rdmaflux.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.Pipe;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -67,16 +70,61 @@ class StandbyWarmUpTest {
                 .as("child processes").isEqualTo(children);
     }
 
-    /** This JVM's open descriptors, with what each names. */
+    /**
+     * What the descriptor snapshots below see: a socket, a pipe, an epoll or event descriptor,
+     * a file the warm-up made stay in; what another thread of this JVM may hold open for a
+     * moment while the warm-up runs does not (a cgroup file under /sys the JDK's container
+     * metrics read, a /proc file, a jar or native library the class loader opens).
+     */
+    @Test
+    void theDescriptorSnapshotsIgnoreOtherThreadsFilesButSeeASocketAPipeAndAFile(@TempDir Path under) throws IOException {
+        List<String> before = fds();
+        try (FileChannel sys = FileChannel.open(Path.of("/sys/devices/system/cpu/online"));
+             FileChannel jar = FileChannel.open(jarOf(Test.class))) {
+            assertThat(fds()).as("a /sys file and a jar open meanwhile").isEqualTo(before);
+        }
+        Pipe pipe = Pipe.open();
+        try (Pipe.SourceChannel source = pipe.source(); Pipe.SinkChannel sink = pipe.sink()) {
+            assertThat(fds()).as("a pipe left open").isNotEqualTo(before);
+        }
+        try (SocketChannel socket = SocketChannel.open()) {
+            assertThat(fds()).as("a socket left open").isNotEqualTo(before);
+        }
+        try (FileChannel made = FileChannel.open(Files.createFile(under.resolve("made")))) {
+            assertThat(fds()).as("a file left open").isNotEqualTo(before);
+        }
+    }
+
+    private static Path jarOf(Class<?> type) {
+        try {
+            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * This JVM's open descriptors that a warm-up could leak, with what each names. Another
+     * thread's may come and go meanwhile: a cgroup file under /sys (the JDK's container
+     * metrics), /proc (this very listing), a jar or library (class loading); they are left
+     * out, as once a /sys/fs/cgroup descriptor of another thread failed the comparison.
+     */
     private static List<String> fds() throws IOException {
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             return fds.map(fd -> {
                 try {
                     return fd.getFileName() + " " + Files.readSymbolicLink(fd);
                 } catch (IOException closed) {
-                    return null;   // the listing's own descriptor
+                    return null;   // the listing's own descriptor, or one closed meanwhile
                 }
-            }).filter(s -> s != null && !s.contains("/proc/")).sorted().toList();
+            }).filter(s -> s != null && warmUpsBusiness(s.substring(s.indexOf(' ') + 1))).sorted().toList();
         }
+    }
+
+    /** Whether a descriptor naming {@code target} is one a warm-up could have left open. */
+    private static boolean warmUpsBusiness(String target) {
+        return !(target.startsWith("/sys/") || target.startsWith("/proc/")
+                || target.endsWith(".jar") || target.endsWith(".jsa") || target.endsWith(".so")
+                || target.endsWith("/lib/modules"));
     }
 }
