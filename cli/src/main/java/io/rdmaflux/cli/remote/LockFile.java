@@ -105,24 +105,55 @@ public final class LockFile {
         return inode != null && held.getOrDefault(inode, Set.of()).contains(ProcessHandle.current().pid());
     }
 
+    /** How a taker tries the lock of the file it opened: at once, or waiting a while; null when held. */
+    @FunctionalInterface
+    public interface Attempt {
+        FileLock lock(FileChannel file) throws IOException;
+    }
+
     /**
      * Takes {@code path}'s lock (made when missing) unless a process holds it: the lock, whose
      * channel stays open with it, or null. Not opened when the list shows it held, by this
-     * process too (see the class comment). Once locked, the path must still name the locked
-     * file, else its holder removed it meanwhile: then the path's new file is tried.
+     * process too (see the class comment).
      */
     public static FileLock tryTake(Path path) throws IOException {
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            LockFile before = locksNow();
-            if (before != null && before.held(path)) {
-                return null;
+        return take(path, true, f -> {
+            try {
+                return f.tryLock();
+            } catch (OverlappingFileLockException e) {
+                return null;   // this very process holds it (a test, in a race with itself)
+            }
+        });
+    }
+
+    /**
+     * Takes {@code path}'s lock (made when missing) as {@code attempt} tries it (a holder that
+     * lets go within a wait, say): the lock, whose channel stays open with it, or null.
+     */
+    public static FileLock take(Path path, Attempt attempt) throws IOException {
+        return take(path, false, attempt);
+    }
+
+    /**
+     * Once locked, the path must still name the locked file, else its holder removed it
+     * meanwhile: then the path's new file is tried. {@code lookFirst}: not even opened while the
+     * kernel's list shows it held.
+     */
+    private static FileLock take(Path path, boolean lookFirst, Attempt attempt) throws IOException {
+        for (int i = 0; i < ATTEMPTS; i++) {
+            if (lookFirst) {
+                LockFile before = locksNow();
+                if (before != null && before.held(path)) {
+                    return null;
+                }
             }
             FileChannel f = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock lock;
             try {
-                lock = f.tryLock();
-            } catch (OverlappingFileLockException e) {
-                lock = null;   // this very process holds it (a test, in a race with itself)
+                lock = attempt.lock(f);
+            } catch (IOException | RuntimeException e) {
+                f.close();
+                throw e;
             }
             if (lock == null) {
                 f.close();

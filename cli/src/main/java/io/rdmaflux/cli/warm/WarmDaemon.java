@@ -11,7 +11,6 @@ import java.nio.channels.FileLock;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.function.Consumer;
 
@@ -87,17 +86,22 @@ public final class WarmDaemon {
             log.accept("no warm agent: " + (why != null ? why : place.socket() + " is too long for a socket"));
             return 1;
         }
-        try (FileChannel lockFile = take(place.lock())) {
-            if (lockFile == null) {
+        try {
+            // Tried for up to LOCK_WAIT; a file its holder removed as it ended is followed (LockFile).
+            FileLock lock = LockFile.take(place.lock(), f -> lock(f, LOCK_WAIT));
+            if (lock == null) {
                 return 0;   // another daemon holds the place and serves it
             }
-            try {
-                return serve();
-            } finally {
-                close();
-                // While it holds the lock: a daemon that opened the file meanwhile sees it is no
-                // longer named once it has the lock, and takes the new one (LockFile).
-                LockFile.removeName(place.lock());
+            try (FileChannel lockFile = lock.channel()) {
+                try {
+                    return serve();
+                } finally {
+                    close();
+                    // While it holds the lock (the channel closes after this): a daemon that opened
+                    // the file meanwhile sees it is no longer named once it has the lock, and takes
+                    // the new one (LockFile).
+                    LockFile.removeName(place.lock());
+                }
             }
         } catch (IOException e) {
             log.accept("no warm agent: " + e.getMessage());
@@ -105,34 +109,6 @@ public final class WarmDaemon {
         } finally {
             close();
         }
-    }
-
-    /**
-     * The lock file's channel, its lock held, or null when another daemon holds it: the lock is
-     * tried for up to {@link #LOCK_WAIT} ({@link #lock}), and once taken the path must still name
-     * the file locked, else the daemon that held it removed it as it ended, and the path's new
-     * file is taken instead ({@link LockFile}).
-     */
-    private static FileChannel take(java.nio.file.Path path) throws IOException {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            FileChannel f = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock;
-            try {
-                lock = lock(f, LOCK_WAIT);
-            } catch (IOException | RuntimeException e) {
-                f.close();
-                throw e;
-            }
-            if (lock == null) {
-                f.close();
-                return null;
-            }
-            if (LockFile.namesLocked(path)) {
-                return f;   // the lock goes with the channel
-            }
-            f.close();   // a file no longer named: releases its lock
-        }
-        return null;
     }
 
     /** Listens on the place's socket and serves until idle; the place's lock is held. */
