@@ -221,11 +221,15 @@ final class KeptConnection implements FrameHandler {
          * The stream ended well: the connection goes idle, keeping its receive ring for the next
          * stream, and its owner decides what becomes of it ({@link Idle#onKept}). Whether it went
          * idle (false: it was closed already, or could not idle and closed; then its owner's
-         * {@link Idle#onGone} may or may not have run).
+         * {@link Idle#onGone} may or may not have run). {@code lastWord} sends the stream's last
+         * frame (a receiver's END_ACK) once the connection is idle: a peer that answers it at
+         * once with its next stream's NEXT must find the connection idle, not the stream that
+         * ended, which drops every frame. It runs whatever becomes of the connection.
          */
-        boolean keep(Continuation next) {
+        boolean keep(Continuation next, Runnable lastWord) {
             synchronized (KeptConnection.this) {
                 if (closed) {
+                    lastWord.run();
                     released.tryEmitEmpty();
                     return false;
                 }
@@ -238,10 +242,12 @@ final class KeptConnection implements FrameHandler {
                 }
             } catch (RuntimeException e) {
                 // A transport shut down meanwhile refuses work: the connection is no use idle.
+                lastWord.run();
                 close();
                 released.tryEmitEmpty();
                 return false;
             }
+            lastWord.run();
             released.tryEmitEmpty();
             idle.onKept(KeptConnection.this);
             return true;

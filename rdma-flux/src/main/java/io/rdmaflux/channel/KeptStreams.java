@@ -32,10 +32,15 @@ final class KeptStreams implements KeptConnection.Idle {
     @Override
     public void onKept(KeptConnection kept) {
         if (!live.addIdle(kept)) {
-            kept.close();
+            // Disposing: closed unless its sender's NEXT took it already (that stream is live).
+            kept.closeIfIdle();
             return;
         }
         kept.expireAfter(keepAlive);
+        if (!kept.isIdle()) {
+            // Taken by its sender's NEXT, or closed, before it was tracked here: not idle any more.
+            live.removeIdle(kept);
+        }
     }
 
     @Override

@@ -289,23 +289,27 @@ final class ReceiverSession extends SessionBase implements LiveStream {
         // once, and that close must not be taken for a sender that vanished mid-stream.
         // Both sides write their flag before reading the other's, so at least one sees both.
         if (endVerified && handlerSucceeded && finish()) {
-            try {
-                send(FrameType.END_ACK, ControlFrames.endAck(inbound.bytes()));
-            } catch (RuntimeException e) {
-                // The outcome is claimed: it must be reported even if the frame could not go
-                // (a transport shut down refuses it).
-                log.debug("END_ACK to {} not sent: {}", connection.describe(), describe(e));
-            }
-            // The handler is done with every slot: the claim stays with a connection that will be kept.
+            // The handler is done with every slot: the claim stays with a connection that will be
+            // kept, before its sender can learn of the END_ACK and send its next stream's NEXT.
             KeptConnection kept = keeps();
             admission.keepOrEnd(kept);
-            if (!closeOrKeep() && kept != null) {
+            if (!closeOrKeep(this::sendEndAck) && kept != null) {
                 admission.connectionGone(kept); // closed meanwhile rather than kept, and its ring with it
             }
             afterClose(() -> {
                 observation.ended(null, false);
                 result.tryEmitEmpty();
             });
+        }
+    }
+
+    private void sendEndAck() {
+        try {
+            send(FrameType.END_ACK, ControlFrames.endAck(inbound.bytes()));
+        } catch (RuntimeException e) {
+            // The outcome is claimed: it must be reported even if the frame could not go
+            // (a transport shut down refuses it).
+            log.debug("END_ACK to {} not sent: {}", connection.describe(), describe(e));
         }
     }
 

@@ -125,9 +125,19 @@ abstract class SessionBase implements FrameHandler {
      * the connection is idle now, kept (false when closed, or closed meanwhile).
      */
     final boolean closeOrKeep() {
+        return closeOrKeep(() -> { });
+    }
+
+    /**
+     * As {@link #closeOrKeep()}, sending the stream's last frame with {@code lastWord} first: on a
+     * kept connection once it is idle, so that the peer's next stream, which may follow that frame
+     * at once, finds it so ({@link KeptConnection.Lease#keep}).
+     */
+    final boolean closeOrKeep(Runnable lastWord) {
         if (connection instanceof KeptConnection.Lease lease && reuses()) {
-            return lease.keep(seals.continuation());
+            return lease.keep(seals.continuation(), lastWord);
         }
+        lastWord.run();
         closeQuietly();
         return false;
     }

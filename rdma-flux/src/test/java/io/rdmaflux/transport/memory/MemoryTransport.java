@@ -52,7 +52,15 @@ public final class MemoryTransport implements Transport {
          * this side has processed that close, before the sending call returns: the fastest peer
          * there can be, for races between a last frame and the sender's own bookkeeping.
          */
-        DELIVER_AND_AWAIT_PEER_CLOSE
+        DELIVER_AND_AWAIT_PEER_CLOSE,
+        /**
+         * Delivers the frame, then waits (bounded) until a frame of the peer's has arrived here
+         * and this side has handled it, before the sending call returns: a peer that answers a
+         * last frame before this side has done what follows it (a receiver's END_ACK answered by
+         * the next stream's NEXT before the receiver has let its connection go idle). The frame
+         * must be sent from a thread other than this side's delivery thread.
+         */
+        DELIVER_AND_AWAIT_PEER_FRAME
     }
 
     private final Map<Integer, Listener> listeners = new ConcurrentHashMap<>();
@@ -175,6 +183,8 @@ public final class MemoryTransport implements Transport {
         volatile Side peer;
         volatile FrameHandler handler;
         volatile boolean dataAccepted;
+        /** Frames this side has handled, for {@link Verdict#DELIVER_AND_AWAIT_PEER_FRAME}. */
+        final java.util.concurrent.atomic.AtomicLong framesHandled = new java.util.concurrent.atomic.AtomicLong();
 
         Side(String name, TransportOptions options, boolean isClient) {
             this.name = name;
@@ -231,6 +241,7 @@ public final class MemoryTransport implements Transport {
 
         private void transmit(FrameType type, ByteBuffer copy, Chunk sent) {
             Side to = peer;
+            long handled = framesHandled.get();
             Verdict v = closed.get() ? Verdict.DROP : tamper.inspect(isClient, type, copy);
             if (sent != null) {
                 // The bytes were copied: the send slot is free again, on this side's thread.
@@ -248,6 +259,21 @@ public final class MemoryTransport implements Transport {
                     close();
                 }
                 case DELIVER -> runOn(to, () -> to.receive(type, copy), () -> { });
+                case DELIVER_AND_AWAIT_PEER_FRAME -> {
+                    runOn(to, () -> to.receive(type, copy), () -> { });
+                    long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+                    synchronized (framesHandled) {
+                        // Bounded: the test then sees whatever order happened.
+                        while (framesHandled.get() == handled && System.nanoTime() < until) {
+                            try {
+                                framesHandled.wait(100);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                break;
+                            }
+                        }
+                    }
+                }
                 case DELIVER_AND_AWAIT_PEER_CLOSE -> {
                     runOn(to, () -> to.receive(type, copy), () -> { });
                     try {
@@ -261,6 +287,17 @@ public final class MemoryTransport implements Transport {
         }
 
         private void receive(FrameType type, ByteBuffer payload) {
+            try {
+                handle(type, payload);
+            } finally {
+                synchronized (framesHandled) {
+                    framesHandled.incrementAndGet();
+                    framesHandled.notifyAll();
+                }
+            }
+        }
+
+        private void handle(FrameType type, ByteBuffer payload) {
             FrameHandler h = handler;
             if (h == null) {
                 early.add(() -> receive(type, payload));
