@@ -56,15 +56,16 @@ final class BufferBudget {
      * speaks of "the agent's JVM" and "the host" rather than of "this" one.
      */
     static void check(ChannelOptions o, int codecStages, boolean sender, boolean agent) {
-        check(o, codecStages, sender, agent, DirectMemory::limit, io.rdmaflux.cli.remote.HostMemory.total());
+        check(o, codecStages, sender, agent, DirectMemory::limit, io.rdmaflux.cli.remote.HostMemory.room());
     }
 
     /**
      * The check itself, with the JVM's direct-memory limit asked only when the need is above
-     * what any launcher gives, and the host's RAM ({@code ram}, 0 when unknown) given.
+     * what any launcher gives, and the memory this process may use given ({@code room}: the
+     * host's RAM or its control group's limit, 0 bytes when unknown).
      */
     static void check(ChannelOptions o, int codecStages, boolean sender, boolean agent,
-                      java.util.function.LongSupplier jvmLimit, long ram) {
+                      java.util.function.LongSupplier jvmLimit, io.rdmaflux.cli.remote.HostMemory.Room room) {
         long ring = (long) o.frameSize() * Math.max(o.receiveSlots(), o.sendSlots());
         String what = "--frame-size " + ValueType.formatSize(o.frameSize()) + " with --slots " + Math.max(o.receiveSlots(), o.sendSlots());
         if (ring > MAX_RING) {
@@ -82,10 +83,15 @@ final class BufferBudget {
                     + "): use a smaller --frame-size or fewer --slots, or raise the limit"
                     + (agent ? " there" : "") + " with RDFLUX_JAVA_OPTS=-XX:MaxDirectMemorySize=" + ((need >> 30) + 1) + "g");
         }
+        long ram = room.bytes();
         if (ram > 0 && need > ram / 4 * 3) {
+            // In a control group with a memory limit the kernel kills a process beyond it, whatever the RAM.
+            String of = room.group()
+                    ? "the " + Meter.human(ram) + " that " + (agent ? "the agent's control group there" : "this process's control group")
+                            + " may use"
+                    : (agent ? "the host's" : "this machine's") + " " + Meter.human(ram);
             throw new UsageException(what + " needs about " + Meter.human(need) + " of buffer memory, more than 3/4 of "
-                    + (agent ? "the host's" : "this machine's") + " " + Meter.human(ram)
-                    + ": use a smaller --frame-size or fewer --slots");
+                    + of + ": use a smaller --frame-size or fewer --slots");
         }
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.rdmaflux.channel.ChannelOptions;
+import io.rdmaflux.cli.remote.HostMemory;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +16,8 @@ import org.junit.jupiter.api.Test;
  */
 class BufferBudgetTest {
 
-    private static final long TWO_GIB = 2L << 30;
+    private static final HostMemory.Room TWO_GIB = new HostMemory.Room(2L << 30, false);
+    private static final HostMemory.Room EIGHT_GIB = new HostMemory.Room(8L << 30, false);
     private static final ChannelOptions BIG = ChannelOptions.defaults().withFrameSize(64 << 20).withReceiveSlots(16)
             .withSendSlots(16);
 
@@ -27,7 +29,16 @@ class BufferBudgetTest {
                 + " of buffer memory, more than 3/4 of the host's 2.00 GiB: use a smaller --frame-size or fewer --slots");
         String tool = catchThrowable(() -> BufferBudget.check(BIG, 0, false, false, () -> Long.MAX_VALUE, TWO_GIB)).getMessage();
         assertThat(tool).contains("more than 3/4 of this machine's 2.00 GiB");
-        assertThatCode(() -> BufferBudget.check(BIG, 0, false, true, () -> Long.MAX_VALUE, 4 * TWO_GIB)).doesNotThrowAnyException();
+        assertThatCode(() -> BufferBudget.check(BIG, 0, false, true, () -> Long.MAX_VALUE, EIGHT_GIB)).doesNotThrowAnyException();
+    }
+
+    @Test
+    void aControlGroupsLimitIsNamedAsSuch() {
+        HostMemory.Room group = new HostMemory.Room(2L << 30, true);
+        assertThat(catchThrowable(() -> BufferBudget.check(BIG, 0, false, false, () -> Long.MAX_VALUE, group)))
+                .hasMessageContaining("more than 3/4 of the 2.00 GiB that this process's control group may use: use a smaller");
+        assertThat(catchThrowable(() -> BufferBudget.check(BIG, 0, false, true, () -> Long.MAX_VALUE, group)))
+                .hasMessageContaining("more than 3/4 of the 2.00 GiB that the agent's control group there may use");
     }
 
     @Test
