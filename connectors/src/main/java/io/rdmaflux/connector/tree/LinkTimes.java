@@ -15,8 +15,9 @@ import java.util.Locale;
  * JDK opens the file for {@code futimens} ({@link TreeFiles#ownTimes}). The call is
  * {@code utimensat(..., AT_SYMLINK_NOFOLLOW)} in
  * {@code librdflux-fs.so} ({@code src/main/native}), which Maven's native-fs profile packages
- * in the jar; it is copied to a private temporary directory, loaded, and deleted at once (the
- * loaded copy stays mapped), so nothing is left behind however the JVM ends. Where the library
+ * in the jar; it is copied to a private temporary directory named with this JVM's pid, loaded,
+ * and deleted at once (the loaded copy stays mapped). A JVM killed in that moment leaves the
+ * directory; the next one to load the library removes such leftovers of dead pids. Where the library
  * is missing or cannot load, {@link #set} says so and the caller uses the JDK's call: a
  * link's time then keeps microseconds, and nothing fails.
  */
@@ -24,6 +25,9 @@ final class LinkTimes {
 
     /** Where the native-fs profile puts the library inside the jar. */
     static final String RESOURCE = "/native/linux-x86_64/librdflux-fs.so";
+    /** The temporary copies' directories: {@code rdma-flux-fs-PID-RANDOM}. */
+    static final String COPY_PREFIX = "rdma-flux-fs-";
+    private static final String LIB_FILE = "librdflux-fs.so";
 
     private static final boolean LOADED = load();
     /** How the JDK spells file names as bytes (what it passes to the system's calls). */
@@ -62,14 +66,15 @@ final class LinkTimes {
             if (in == null) {
                 return false;   // built without the native-fs profile
             }
-            Path dir = Files.createTempDirectory("rdma-flux-fs-",
+            Path dir = Files.createTempDirectory(COPY_PREFIX + ProcessHandle.current().pid() + "-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            Path lib = dir.resolve("librdflux-fs.so");
+            Path lib = dir.resolve(LIB_FILE);
             try {
                 Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
                 System.load(lib.toString());
             } finally {
                 Files.deleteIfExists(lib);
+                removeStaleCopies(dir.getParent(), dir);
                 Files.deleteIfExists(dir);
             }
             setTimes0(new byte[0], 0, 0, 0, 0);   // binds the method now: an old library fails here, not later
@@ -77,6 +82,48 @@ final class LinkTimes {
         } catch (IOException | UnsatisfiedLinkError | SecurityException e) {
             return false;
         }
+    }
+
+    /**
+     * Removes what JVMs killed between copying and deleting left in {@code tmp}: this user's
+     * {@code rdma-flux-fs-PID-*} directories whose PID is not a live process, each holding
+     * nothing but the library. Best effort: anything else is left as it is.
+     *
+     * @param own this JVM's directory, whose owner stands for this user
+     * @return the directories removed
+     */
+    static java.util.List<Path> removeStaleCopies(Path tmp, Path own) {
+        java.util.List<Path> removed = new java.util.ArrayList<>();
+        try (java.nio.file.DirectoryStream<Path> copies = Files.newDirectoryStream(tmp, COPY_PREFIX + "*")) {
+            java.nio.file.attribute.UserPrincipal user = Files.getOwner(own, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            for (Path dir : copies) {
+                if (dir.equals(own) || !ownerDead(dir.getFileName().toString())
+                        || !Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                        || !user.equals(Files.getOwner(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS))) {
+                    continue;
+                }
+                try {
+                    Files.deleteIfExists(dir.resolve(LIB_FILE));
+                    Files.delete(dir);   // fails, and leaves it, when anything else is inside
+                    removed.add(dir);
+                } catch (IOException e) {
+                    // Not as this class leaves them: not ours to remove.
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Cleaning up after others never stops this JVM from using the library.
+        }
+        return removed;
+    }
+
+    /** Whether the PID in a copy's name ({@code rdma-flux-fs-PID-RANDOM}) is no live process; false for other names. */
+    private static boolean ownerDead(String name) {
+        String rest = name.substring(COPY_PREFIX.length());
+        int dash = rest.indexOf('-');
+        if (dash <= 0 || dash > 18 || !rest.substring(0, dash).chars().allMatch(Character::isDigit)) {
+            return false;
+        }
+        return ProcessHandle.of(Long.parseLong(rest.substring(0, dash))).map(p -> !p.isAlive()).orElse(true);
     }
 
     private static native int setTimes0(byte[] path, long mtimeSec, long mtimeNanos, long atimeSec, long atimeNanos);

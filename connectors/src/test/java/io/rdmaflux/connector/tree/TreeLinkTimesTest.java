@@ -12,11 +12,39 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Symbolic links arrive with their mtime to the nanosecond (librdflux-fs.so's utimensat). */
+/**
+ * Symbolic links arrive with their mtime to the nanosecond (librdflux-fs.so's utimensat); the
+ * library's temporary copies that killed JVMs left are removed by the next JVM that loads it.
+ */
 class TreeLinkTimesTest {
 
     @TempDir
     Path dir;
+
+    @Test
+    void copiesLeftByDeadJvmsAreRemovedAndNothingElse() throws Exception {
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
+        Process gone = new ProcessBuilder("true").start();
+        assertThat(gone.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        long dead = gone.pid();
+        long alive = ProcessHandle.current().pid();
+        Path own = Files.createDirectory(tmp.resolve(LinkTimes.COPY_PREFIX + alive + "-1"));
+        Path stale = Files.createDirectory(tmp.resolve(LinkTimes.COPY_PREFIX + dead + "-2"));
+        Files.write(stale.resolve("librdflux-fs.so"), new byte[0]);
+        Path staleEmpty = Files.createDirectory(tmp.resolve(LinkTimes.COPY_PREFIX + dead + "-3"));
+        Path live = Files.createDirectory(tmp.resolve(LinkTimes.COPY_PREFIX + alive + "-4"));
+        Files.write(live.resolve("librdflux-fs.so"), new byte[0]);
+        Path notOurs = Files.createDirectory(tmp.resolve(LinkTimes.COPY_PREFIX + dead + "-5"));
+        Files.write(notOurs.resolve("something-else"), new byte[0]);
+        Path oldStyle = Files.createDirectory(tmp.resolve(LinkTimes.COPY_PREFIX + "1234567890"));
+        Path otherName = Files.createDirectory(tmp.resolve("rdma-flux-native-" + dead + "-6"));
+
+        assertThat(LinkTimes.removeStaleCopies(tmp, own)).containsExactlyInAnyOrder(stale, staleEmpty);
+        try (var left = Files.list(tmp)) {
+            assertThat(left).containsExactlyInAnyOrder(own, live, notOurs, oldStyle, otherName);
+        }
+        assertThat(notOurs.resolve("something-else")).exists();
+    }
 
     @Test
     void aLinkKeepsItsNanosecondsOnANewCopyAndOnASync() throws Exception {
