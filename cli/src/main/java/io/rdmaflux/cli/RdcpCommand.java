@@ -112,9 +112,14 @@ final class RdcpCommand implements Callable<Integer> {
                 String name) {
     }
 
-    /** The remote shell, its agents sized for this copy's frames (a remote receive ring can outgrow the default limit). */
+    /**
+     * The remote shell, its agents sized for this copy's frames (a remote receive ring can
+     * outgrow the default limit); a warm agent may be reached through the shared ssh connection,
+     * without a login: a copy's jobs need nothing of a login's environment but its home.
+     */
     private RemoteShell shell() {
-        return remote.shell(System.getenv()).sizing(flags.frame.agentSizing());
+        RemoteShell shell = remote.shell(System.getenv()).sizing(flags.frame.agentSizing());
+        return shell.warm(shell.warm().direct());
     }
 
     @Override

@@ -126,18 +126,28 @@ public final class Agent {
      * {@code nonce}, as the coordinator that started this agent asked ({@code --hello NONCE}).
      */
     public int serve(InputStream in, PrintStream out, Map<String, String> env, String version, String nonce) {
+        return serve(in, out, env, version, nonce, null);
+    }
+
+    /**
+     * {@link #serve(InputStream, PrintStream, Map, String, String)} for a session of the warm
+     * agent listening at {@code warmSocket}, which the hello names.
+     */
+    public int serve(InputStream in, PrintStream out, Map<String, String> env, String version, String nonce,
+                     String warmSocket) {
         try {
-            return serveJob(in, out, env, version, nonce);
+            return serveJob(in, out, env, version, nonce, warmSocket);
         } finally {
             finished.countDown();
         }
     }
 
-    private int serveJob(InputStream in, PrintStream out, Map<String, String> env, String version, String nonce) {
+    private int serveJob(InputStream in, PrintStream out, Map<String, String> env, String version, String nonce,
+                         String warmSocket) {
         String[] ssh = env.getOrDefault("SSH_CONNECTION", "").trim().split("\\s+");
         send(out, new AgentMessage.Hello(AgentMessage.PROTOCOL, version,
                 ssh.length == 4 && AgentMessage.isAddress(ssh[0]) ? ssh[0] : null,
-                ssh.length == 4 && AgentMessage.isAddress(ssh[2]) ? ssh[2] : null, nonce));
+                ssh.length == 4 && AgentMessage.isAddress(ssh[2]) ? ssh[2] : null, nonce, warmSocket));
 
         Sinks.One<AgentMessage.Job> job = Sinks.one();
         Sinks.One<AgentMessage.Connect> downstream = Sinks.one();

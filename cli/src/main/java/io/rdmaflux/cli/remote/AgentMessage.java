@@ -66,19 +66,27 @@ public sealed interface AgentMessage {
      * @param sshClient the coordinator's address as this host saw it, or null
      * @param sshServer this host's address the coordinator's ssh connected to, or null
      * @param nonce     what the coordinator gave the agent with {@code --hello}, or null
+     * @param warmSocket the socket of the warm agent that serves this session, or null (a JVM
+     *                  agent): a coordinator with a shared ssh connection may reach it there
+     *                  directly next time ({@link WarmRoute})
      */
-    record Hello(int protocol, String version, String sshClient, String sshServer, String nonce)
+    record Hello(int protocol, String version, String sshClient, String sshServer, String nonce, String warmSocket)
             implements AgentMessage {
 
         /** A hello without a nonce (an agent started by hand, not by a coordinator). */
         public Hello(int protocol, String version, String sshClient, String sshServer) {
-            this(protocol, version, sshClient, sshServer, null);
+            this(protocol, version, sshClient, sshServer, null, null);
+        }
+
+        /** A hello of an agent that is no warm agent's session. */
+        public Hello(int protocol, String version, String sshClient, String sshServer, String nonce) {
+            this(protocol, version, sshClient, sshServer, nonce, null);
         }
 
         @Override
         public String toLine() {
             return line("hello", "protocol", protocol, "version", version, "ssh-client", sshClient,
-                    "ssh-server", sshServer, "nonce", nonce);
+                    "ssh-server", sshServer, "nonce", nonce, "warm-socket", warmSocket);
         }
     }
 
@@ -271,7 +279,8 @@ public sealed interface AgentMessage {
         String type = text(m, "type", true);
         return switch (type) {
             case "hello" -> new Hello((int) integer(m, "protocol", 0, Integer.MAX_VALUE), text(m, "version", false),
-                    text(m, "ssh-client", false), text(m, "ssh-server", false), text(m, "nonce", false));
+                    text(m, "ssh-client", false), text(m, "ssh-server", false), text(m, "nonce", false),
+                    text(m, "warm-socket", false));
             case "job" -> {
                 if (!(m.get("pipeline") instanceof Map<?, ?> p)) {
                     throw new IllegalArgumentException("job without a pipeline object");

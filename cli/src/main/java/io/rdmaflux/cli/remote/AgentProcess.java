@@ -19,9 +19,11 @@ import reactor.util.Loggers;
 /**
  * The local ssh process that runs one {@link RemoteAgent}, in a process group of its own
  * ({@link ProcessGroup}, so that ending it ends what it started too: a ProxyCommand, an -e
- * wrapper's children), and the registry of those still running, which the tool's end waits
- * for ({@link #awaitAll}). It and {@link RemoteInstall} (its copy of the release)
- * are the only classes here that use {@link ProcessGroup}.
+ * wrapper's children), or the warm agent's session it reached through the shared connection
+ * instead ({@link WarmSessionProcess}: no local process, ended by closing its socket), and the
+ * registry of those still running, which the tool's end waits for ({@link #awaitAll}). It and
+ * {@link RemoteInstall} (its copy of the release) are the only classes here that use
+ * {@link ProcessGroup}.
  */
 final class AgentProcess {
 
@@ -37,6 +39,7 @@ final class AgentProcess {
 
     private final RemoteHost host;
     private final Process process;
+    /** Null for a warm agent's session reached directly: nothing runs here. */
     private final ProcessGroup group;
     private final OutputStream stdin;
     /** When the ssh process is killed if it has not ended (System.nanoTime), once ending. */
@@ -56,6 +59,16 @@ final class AgentProcess {
         return new AgentProcess(host, p, ProcessGroup.of(p, run));
     }
 
+    /** A warm agent's session reached through {@code channel} ({@link WarmRoute}), seen as a process. */
+    static AgentProcess session(RemoteHost host, java.nio.channels.SocketChannel channel) {
+        return new AgentProcess(host, new WarmSessionProcess(channel, "warm-session-" + host), null);
+    }
+
+    /** Whether this is a warm agent's session reached directly, not an ssh process. */
+    boolean direct() {
+        return group == null;
+    }
+
     /**
      * Counts this process among those the tool's end waits for, until it and its group have
      * ended; {@code owner} is disposed of then if it was not before.
@@ -64,14 +77,15 @@ final class AgentProcess {
         running.put(this, owner);
         // Kept while something ssh started still runs in its group, for awaitAll to end it.
         process.onExit().thenRun(() -> {
-            if (!group.alive()) {
+            if (group == null || !group.alive()) {
                 running.remove(this);
             }
         });
     }
 
+    /** The ssh process's id; -1 for a session reached directly. */
     long pid() {
-        return process.pid();
+        return group == null ? -1 : process.pid();
     }
 
     boolean isAlive() {
@@ -116,7 +130,7 @@ final class AgentProcess {
         Schedulers.boundedElastic().schedule(() -> {
             if (process.isAlive()) {
                 log.debug("the ssh process for {} did not end; ending its process group", host);
-                group.terminate(TERM_GRACE);
+                terminate();
             }
         }, grace.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -127,14 +141,27 @@ final class AgentProcess {
      */
     int awaitExit(boolean now, Duration grace) throws InterruptedException {
         if (now || !process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-            group.kill();
+            kill();
         }
         return process.waitFor();
     }
 
-    /** Kills the whole group at once (SIGKILL). */
+    /** Kills the whole group at once (SIGKILL); closes a direct session. */
     void kill() {
-        group.kill();
+        if (group == null) {
+            process.destroy();
+        } else {
+            group.kill();
+        }
+    }
+
+    /** Ends the group (SIGTERM, then SIGKILL after a grace); closes a direct session. */
+    private void terminate() {
+        if (group == null) {
+            process.destroy();
+        } else {
+            group.terminate(TERM_GRACE);
+        }
     }
 
     /**
@@ -163,10 +190,10 @@ final class AgentProcess {
             }
             // Also when ssh ended by itself but left something of its group running (a
             // ProxyCommand when ssh was killed): nothing it started may outlive the tool.
-            group.terminate(TERM_GRACE);
+            terminate();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            group.kill();
+            kill();
         }
     }
 }

@@ -74,12 +74,15 @@ public final class RemoteAgent implements Disposable {
     private volatile AgentMessage.Progress progress = new AgentMessage.Progress(0);
     private volatile String protocolError;
     private volatile Consumer<AgentMessage.Entry> entries = e -> { };
+    /** Where a warm agent's hello is kept for the next calls to reach it directly; null when they cannot. */
+    private final WarmRoute route;
 
-    private RemoteAgent(RemoteShell shell, RemoteHost host, AgentProcess process, String nonce) {
+    private RemoteAgent(RemoteShell shell, RemoteHost host, AgentProcess process, String nonce, WarmRoute route) {
         this.shell = shell;
         this.host = host;
         this.process = process;
         this.nonce = nonce;
+        this.route = route;
         this.stderr = StderrCapture.start(process.stderr(), host, shell.log());
         this.startDeadline = System.nanoTime() + shell.startTimeout().toNanos();
         this.startTimer = Schedulers.parallel().schedule(this::startTimedOut,
@@ -92,10 +95,19 @@ public final class RemoteAgent implements Disposable {
 
     static RemoteAgent start(RemoteShell shell, RemoteHost host) {
         String nonce = AgentMessage.newNonce();
+        WarmRoute route = WarmRoute.of(shell, host, shell.sharing());
+        if (route != null) {
+            AgentProcess session = route.open(shell.agentArguments(nonce));
+            if (session != null) {
+                log.debug("starting the agent on {}: a session of the warm agent there, through the shared ssh connection",
+                        host);
+                return new RemoteAgent(shell, host, session, nonce, null);
+            }
+        }
         List<String> argv = shell.command(host, shell.agentCommand(nonce));
         log.debug("starting the agent on {}: {}", host, ShellWords.join(argv));
         try {
-            RemoteAgent agent = new RemoteAgent(shell, host, AgentProcess.start(host, argv), nonce);
+            RemoteAgent agent = new RemoteAgent(shell, host, AgentProcess.start(host, argv), nonce, route);
             log.debug("ssh for {} runs (pid {})", host, agent.pid());
             return agent;
         } catch (IOException e) {
@@ -267,6 +279,9 @@ public final class RemoteAgent implements Disposable {
                     }
                     greeted();
                     log.debug("agent on {} said hello", host);
+                    if (route != null && h.warmSocket() != null) {
+                        route.learn(h);   // a warm agent served this login's session: the next can skip the login
+                    }
                     hello.tryEmitValue(h);
                     continue;
                 }

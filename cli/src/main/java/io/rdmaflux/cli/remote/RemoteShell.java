@@ -205,6 +205,11 @@ public final class RemoteShell {
         return warm;
     }
 
+    /** Whether and where ssh calls share one connection per host. */
+    SshSharing sharing() {
+        return sharing;
+    }
+
     /** Whether the remote shell is OpenSSH's ssh, which gets the options in the class comment. */
     public boolean isSsh() {
         return Path.of(rsh.get(0)).getFileName().toString().equals("ssh");
@@ -218,6 +223,18 @@ public final class RemoteShell {
     /** The remote command line that starts the agent with a hello carrying {@code nonce} (hex: no quoting needed). */
     String agentCommand(String nonce) {
         return agentCommand() + warm.words() + sizing.words() + " --hello " + nonce;
+    }
+
+    /**
+     * The agent's arguments after the tool, as a warm agent's client passes them on: {@code
+     * agent}, the warm and sizing words, {@code --hello NONCE} ({@link #agentCommand(String)}'s).
+     */
+    List<String> agentArguments(String nonce) {
+        List<String> args = new ArrayList<>(List.of("agent"));
+        args.addAll(warm.argumentWords());
+        args.addAll(ShellWords.split(sizing.words()));
+        args.addAll(List.of("--hello", nonce));
+        return args;
     }
 
     /** The local command (argv) that runs {@code remoteCommand} on {@code host}. */

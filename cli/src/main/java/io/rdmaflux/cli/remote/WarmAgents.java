@@ -2,6 +2,7 @@ package io.rdmaflux.cli.remote;
 
 import io.rdmaflux.pipeline.config.ValueType;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -26,14 +27,16 @@ public final class WarmAgents {
     /** How long an idle warm agent stays by default: as long as a shared ssh connection. */
     public static final Duration DEFAULT_IDLE = Duration.ofMinutes(5);
 
-    private static final WarmAgents OFF = new WarmAgents(Duration.ZERO, null);
+    private static final WarmAgents OFF = new WarmAgents(Duration.ZERO, null, false);
 
     private final Duration idle;
     private final String dir;
+    private final boolean direct;
 
-    private WarmAgents(Duration idle, String dir) {
+    private WarmAgents(Duration idle, String dir, boolean direct) {
         this.idle = idle;
         this.dir = dir;
+        this.direct = direct;
     }
 
     /** No warm agents: each call's agent is a JVM of its own that exits after its job. */
@@ -49,7 +52,7 @@ public final class WarmAgents {
         if (dir != null && !dir.startsWith("/")) {
             throw new IllegalArgumentException(DIR_ENV + " must be an absolute path, not '" + dir + "'");
         }
-        return new WarmAgents(idle, dir);
+        return new WarmAgents(idle, dir, false);
     }
 
     /**
@@ -83,6 +86,26 @@ public final class WarmAgents {
         }
         throw new IllegalArgumentException(ENV + " must be 'no' or how long an idle warm agent stays "
                 + "(5m, 90s, at least 1 s), not '" + value + "'");
+    }
+
+    /**
+     * These settings, and a session may reach the host's warm agent directly through the shared
+     * ssh connection when an earlier call learned where it listens ({@link WarmRoute}): no login
+     * shell, remote launcher or client runs for it. For jobs that need nothing of a login's
+     * environment but its home and addresses (rdcp's): the session gets the daemon's environment.
+     */
+    public WarmAgents direct() {
+        return enabled() ? new WarmAgents(idle, dir, true) : this;
+    }
+
+    /** Whether a session may reach the warm agent through the shared ssh connection ({@link #direct()}). */
+    boolean isDirect() {
+        return direct;
+    }
+
+    /** The agent's arguments these settings add after {@code agent}, as words. */
+    List<String> argumentWords() {
+        return ShellWords.split(words());
     }
 
     /** Whether agents may use and leave a warm agent. */

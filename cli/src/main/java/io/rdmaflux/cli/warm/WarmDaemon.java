@@ -185,7 +185,7 @@ public final class WarmDaemon {
             Thread t = new Thread(() -> {
                 try {
                     session.greet();
-                    session.serve(agents, directory, number, room);
+                    session.serve(agents, directory, place.socket().toString(), number, room);
                 } catch (IOException e) {
                     quietClose(c);
                 } finally {

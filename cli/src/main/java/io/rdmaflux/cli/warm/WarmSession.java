@@ -28,7 +28,10 @@ import java.util.concurrent.TimeUnit;
  *     nothing before it, so a daemon that closes at that moment loses no job: the client runs
  *     the JVM agent instead);</li>
  * <li>client: the session's context, a 4-byte big-endian length then NUL-terminated strings:
- *     {@code D}+working directory, {@code A}+each argument, {@code E}+each {@code NAME=VALUE};</li>
+ *     {@code D}+working directory, {@code A}+each argument, {@code E}+each {@code NAME=VALUE}.
+ *     An empty directory is a session with no shell of its own, a coordinator's connection
+ *     forwarded over its shared ssh connection ({@code WarmRoute}): it runs in the daemon's
+ *     directory, with the daemon's environment under the variables it sent;</li>
  * <li>daemon: {@code Y}, it serves the session, or {@code N}, the client runs the JVM agent
  *     (another working directory, arguments it does not know, no room for another session, a
  *     {@code --frame-size} and {@code --slots} whose buffers need more memory than a session has);</li>
@@ -85,10 +88,10 @@ public final class WarmSession {
      *
      * @param room whether the daemon has room for it: without, it is declined
      */
-    void serve(Agents agents, String daemonDirectory, int number, boolean room) {
+    void serve(Agents agents, String daemonDirectory, String socket, int number, boolean room) {
         try (channel) {
             InputStream in = Channels.newInputStream(channel);
-            Context context = readContext(new DataInputStream(in));
+            Context context = forwarded(readContext(new DataInputStream(in)), daemonDirectory);
             if (!room || context == null || !context.directory().equals(daemonDirectory) || context.args().isEmpty()
                     || !context.args().get(0).equals("agent") || context.nonce() == null
                     || !fits(context.args(), WarmDaemon.sessionMemory())) {
@@ -111,7 +114,7 @@ public final class WarmSession {
                     StandardCharsets.UTF_8), number);
             int status;
             try {
-                status = agent.serve(in, out, context.environment(), agents.version(), context.nonce());
+                status = agent.serve(in, out, context.environment(), agents.version(), context.nonce(), socket);
             } finally {
                 agents.ended(agent);
                 out.flush();
@@ -137,6 +140,20 @@ public final class WarmSession {
         AgentSizing job = AgentSizing.of(args);
         // The defaults always fit: the daemon was sized for them, or by the user (RDFLUX_JAVA_OPTS).
         return job.equals(AgentSizing.DEFAULT) || job.launcherLimit(Runtime.getRuntime().availableProcessors()) <= sessionMemory;
+    }
+
+    /**
+     * A forwarded session's context (no directory) completed: the daemon's directory, and its own
+     * environment (what an ssh session of this user has: HOME, PATH, the locale...) under the
+     * variables the coordinator sent ({@code SSH_CONNECTION}); any other context as it is.
+     */
+    static Context forwarded(Context context, String daemonDirectory) {
+        if (context == null || !context.directory().isEmpty()) {
+            return context;
+        }
+        Map<String, String> env = new LinkedHashMap<>(System.getenv());
+        env.putAll(context.environment());
+        return new Context(daemonDirectory, context.args(), env);
     }
 
     private static Context readContext(DataInputStream in) throws IOException {

@@ -60,7 +60,7 @@ class AgentMessagePropertyTest {
         return switch (r.nextInt(8)) {
             case 0 -> new AgentMessage.Hello(inRange(r, 0, Integer.MAX_VALUE), r.nextBoolean() ? nastyText(r) : null,
                     r.nextBoolean() ? nastyText(r) : null, r.nextBoolean() ? nastyText(r) : null,
-                    r.nextBoolean() ? nastyText(r) : null);
+                    r.nextBoolean() ? nastyText(r) : null, r.nextBoolean() ? nastyText(r) : null);
             case 1 -> {
                 Map<String, Object> pipeline = JsonPropertyTest.object(r, r.nextInt(4));
                 if (r.nextBoolean()) {

@@ -24,7 +24,8 @@ import java.util.stream.Stream;
  * 127.0.0.2 and 127.0.0.3 (Linux routes all of 127/8 to lo), so that three "hosts" exist.
  * The client configuration it writes ({@link #sshConfig()}) names them {@code h1}, {@code h2}
  * and {@code h3}, trusts only this server's host key and logs in with the authorized key; pass
- * it with {@code -e "ssh -F CONFIG"} ({@link #rsh()}). In JUnit tests use {@link SshFixture};
+ * it with {@code -e "ssh -F CONFIG"} ({@link #rsh()}). It permits local forwards but on h3,
+ * which refuses every forward. In JUnit tests use {@link SshFixture};
  * elsewhere (benchmarks) {@link #start()} and {@link #close()}.
  */
 public class SshServer implements AutoCloseable {
@@ -242,7 +243,9 @@ public class SshServer implements AutoCloseable {
                 .append("PrintMotd no\n")
                 .append("PrintLastLog no\n")
                 .append("X11Forwarding no\n")
-                .append("AllowTcpForwarding no\n")
+                // Local forwards only: the warm agent's route (WarmRouteE2ETest) forwards a Unix
+                // socket, which OpenSSH 9.2 refuses too under "AllowTcpForwarding no".
+                .append("AllowTcpForwarding local\n")
                 .append("AllowAgentForwarding no\n")
                 // rdpipe starts many sessions at once; sshd's default drops some beyond 10.
                 .append("MaxStartups 100:30:200\n")
@@ -256,6 +259,10 @@ public class SshServer implements AutoCloseable {
         if (root) {
             b.append("PermitRootLogin prohibit-password\n");
         }
+        // h3 refuses every forward, as a server with "AllowTcpForwarding no" or DisableForwarding
+        // does, for the warm agent's route (WarmRouteE2ETest). Last: a Match block runs to the
+        // end of the file.
+        b.append("Match LocalAddress 127.0.0.3\n  AllowTcpForwarding no\n  AllowStreamLocalForwarding no\n");
         return b.toString();
     }
 
