@@ -191,10 +191,11 @@ final class WarmRoute {
             return null;
         }
         SocketChannel channel = connected;
-        AtomicBoolean answered = new AtomicBoolean();
-        // A daemon that does not answer in time (none there, the forward's far end not accepting) is given up.
+        // Whoever sets it first decides: the daemon's answer, or the timer that gives up on a
+        // daemon that does not answer in time (the forward's far end not accepting, say).
+        AtomicBoolean decided = new AtomicBoolean();
         Disposable timer = Schedulers.parallel().schedule(() -> {
-            if (!answered.get()) {
+            if (decided.compareAndSet(false, true)) {
                 closeQuietly(channel);
             }
         }, ANSWER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -219,7 +220,11 @@ final class WarmRoute {
                     break;
                 }
             }
-            answered.set(true);
+            if (!decided.compareAndSet(false, true)) {
+                log.debug("the warm agent on {} did not answer within {} s", host, ANSWER_TIMEOUT.toSeconds());
+                closeQuietly(channel);
+                return null;
+            }
             if (yes.position() == 0 || yes.get(0) != 'Y') {
                 log.debug("the warm agent on {} declined the session (no room, or other sizes)", host);
                 closeQuietly(channel);
@@ -231,7 +236,6 @@ final class WarmRoute {
             closeQuietly(channel);
             return null;
         } finally {
-            answered.set(true);
             timer.dispose();
         }
     }
