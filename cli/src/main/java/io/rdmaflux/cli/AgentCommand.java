@@ -134,12 +134,8 @@ final class AgentCommand implements Callable<Integer> {
         } catch (RuntimeException e) {
             // Warm-up only: the session loads whatever is missing.
         }
-        try {
-            // Asked, not selected: the "RDMA not usable" line stays for the first session that chooses.
-            Transports.rdmaUnavailableReason();
-        } catch (RuntimeException | LinkageError e) {
-            // The first session that chooses a transport probes, and says what failed.
-        }
+        // Asked, not selected: the "RDMA not usable" line stays for the first session that chooses.
+        StandbyWarmUp.rdmaProbe();
         StandbyWarmUp.treeCopy(Path.of(System.getProperty("java.io.tmpdir")));
     }
 

@@ -67,8 +67,23 @@ final class StandbyWarmUp {
     static void run() {
         commandLines();
         loopbackByte();
+        rdmaProbe();
         remoteCopy();
         treeCopy(Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
+    /**
+     * Whether RDMA is usable here, asked once (its native library copied out of the jar and
+     * loaded, the devices looked at) and kept for the call: a served call's transport choice
+     * otherwise spent ~25 ms on it between the remote receiver's port and the connect. Asked,
+     * not selected: the "RDMA not usable" line stays for the call that chooses a transport.
+     */
+    static void rdmaProbe() {
+        try {
+            io.rdmaflux.channel.Transports.rdmaUnavailableReason();
+        } catch (RuntimeException | LinkageError e) {
+            // The call that chooses a transport probes again, and says what failed.
+        }
     }
 
     /**
