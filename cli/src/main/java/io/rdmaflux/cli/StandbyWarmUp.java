@@ -154,6 +154,7 @@ final class StandbyWarmUp {
             AgentMessage.Job job = command.job(plan.source(), command.stages(), send, 0, 0);
             command.job(Map.of("type", "receive"), List.of(), RdcpCommand.destination("tree", plan), 0, 0);
             AgentWarmUp.run(RemoteShell.create().rsh("ssh -p 22").rdfluxPath("rdflux"), job);
+            localEnd(job);
             return true;
         } catch (Exception | LinkageError e) {
             // Warm-up only: the call loads whatever is missing.
@@ -162,6 +163,23 @@ final class StandbyWarmUp {
             }
             return false;
         }
+    }
+
+    /**
+     * The sending end's pipeline for {@code job}, built in this process as a call builds it and
+     * not run: the plugin registry's first load (the service files, the codec stages) and the
+     * job's configuration took ~15 ms of a served call, between the agent's hello and its
+     * connect. The class path's plugins only (a user's plugin jars are the call's to load), and
+     * a source that exists (this JVM's temporary directory: checked, never read).
+     */
+    private static void localEnd(AgentMessage.Job job) {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        Map<String, Object> pipeline = new LinkedHashMap<>(job.pipeline());
+        Map<String, Object> source = new LinkedHashMap<>(Map.of("type", "tree", "path", tmp.toString(), "recursive", true));
+        pipeline.put("source", source);
+        Path noPlugins = tmp.resolve("rdflux-warm-up-no-plugins-" + ProcessHandle.current().pid());
+        AgentPipelines.config(pipeline, io.rdmaflux.pipeline.plugin.PluginRegistry.load(noPlugins), true)
+                .toPipeline(Mono.never(), io.rdmaflux.pipeline.plugin.ProcessContext.inherited());
     }
 
     /** One byte from memory through a receiving and a sending pipeline on 127.0.0.1, to a target that drops it. */
