@@ -95,7 +95,8 @@ public final class RemoteAgent implements Disposable {
 
     static RemoteAgent start(RemoteShell shell, RemoteHost host) {
         String nonce = AgentMessage.newNonce();
-        WarmRoute route = WarmRoute.of(shell, host, shell.sharing());
+        List<String> argv = shell.command(host, shell.agentCommand(nonce));
+        WarmRoute route = WarmRoute.of(shell, host, shell.sharing(), argv);
         if (route != null) {
             AgentProcess session = route.open(shell.agentArguments(nonce));
             if (session != null) {
@@ -104,7 +105,6 @@ public final class RemoteAgent implements Disposable {
                 return new RemoteAgent(shell, host, session, nonce, null);
             }
         }
-        List<String> argv = shell.command(host, shell.agentCommand(nonce));
         log.debug("starting the agent on {}: {}", host, ShellWords.join(argv));
         try {
             RemoteAgent agent = new RemoteAgent(shell, host, AgentProcess.start(host, argv), nonce, route);

@@ -78,12 +78,15 @@ final class WarmRoute {
         this.local = local;
     }
 
-    /** The route to {@code host}'s warm agent for {@code shell}'s calls; null where there can be none. */
-    static WarmRoute of(RemoteShell shell, RemoteHost host, SshSharing sharing) {
+    /**
+     * The route to {@code host}'s warm agent for {@code shell}'s calls; null where there can be
+     * none. {@code argv} is the command that starts the agent through a login
+     * ({@link RemoteShell#command}): its words up to the destination make the forward's.
+     */
+    static WarmRoute of(RemoteShell shell, RemoteHost host, SshSharing sharing, List<String> argv) {
         if (!shell.isSsh() || !shell.warm().isDirect() || !sharing.enabled()) {
             return null;
         }
-        List<String> argv = shell.command(host, "");
         if (argv.stream().noneMatch(w -> w.startsWith("ControlPath=" + sharing.dir() + "/"))) {
             return null;   // the -e words share their own way, or the directory is not private
         }
