@@ -109,6 +109,16 @@ class WarmRouteE2ETest {
             assertThat(Files.readString(dir.resolve("copy-" + i))).isEqualTo("hi\n");
         }
         assertThat(forwardSockets()).as("the master's end of the forward, in the private directory").hasSize(1);
+
+        // The benchmarks' clean-up (under set -e, as they run it) ends the master and passes the
+        // forward's socket by: ssh -O exit on it failed and ended their clean-up early.
+        Process p = new ProcessBuilder("bash", "-c", "set -euo pipefail; . \"$1\"; end_ssh_masters \"$2\"; echo ended",
+                "bash", Tool.HOME.resolve("scripts/bench-cleanup").toString(), dir.toString()).redirectErrorStream(true).start();
+        String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(said).isZero();
+        assertThat(said).contains("ended");
+        await().atMost(Duration.ofSeconds(30)).until(() -> sockets().stream()
+                .noneMatch(s -> !s.getFileName().toString().startsWith("w-")));
     }
 
     @Test
