@@ -64,11 +64,6 @@ final class AgentProcess {
         return new AgentProcess(host, new WarmSessionProcess(channel, "warm-session-" + host), null);
     }
 
-    /** Whether this is a warm agent's session reached directly, not an ssh process. */
-    boolean direct() {
-        return group == null;
-    }
-
     /**
      * Counts this process among those the tool's end waits for, until it and its group have
      * ended; {@code owner} is disposed of then if it was not before.

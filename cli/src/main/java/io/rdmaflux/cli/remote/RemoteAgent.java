@@ -96,7 +96,7 @@ public final class RemoteAgent implements Disposable {
     static RemoteAgent start(RemoteShell shell, RemoteHost host) {
         String nonce = AgentMessage.newNonce();
         List<String> argv = shell.command(host, shell.agentCommand(nonce));
-        WarmRoute route = WarmRoute.of(shell, host, shell.sharing(), argv);
+        WarmRoute route = WarmRoute.of(shell, host, argv);
         if (route != null) {
             AgentProcess session = route.open(shell.agentArguments(nonce));
             if (session != null) {

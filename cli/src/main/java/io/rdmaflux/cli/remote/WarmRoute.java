@@ -2,7 +2,6 @@ package io.rdmaflux.cli.remote;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
@@ -83,7 +82,8 @@ final class WarmRoute {
      * none. {@code argv} is the command that starts the agent through a login
      * ({@link RemoteShell#command}): its words up to the destination make the forward's.
      */
-    static WarmRoute of(RemoteShell shell, RemoteHost host, SshSharing sharing, List<String> argv) {
+    static WarmRoute of(RemoteShell shell, RemoteHost host, List<String> argv) {
+        SshSharing sharing = shell.sharing();
         if (!shell.isSsh() || !shell.warm().isDirect() || !sharing.enabled()) {
             return null;
         }

@@ -45,20 +45,20 @@ class WarmRouteTest {
         SshSharing sharing = SshSharing.in(dir.resolve("ssh"), Duration.ofMinutes(5));
         WarmAgents warm = WarmAgents.on(Duration.ofMinutes(5), null);
         RemoteShell shell = RemoteShell.create().sharing(sharing).warm(warm.direct());
-        assertThat(route(shell.warm(warm), host, sharing)).as("a caller that did not ask").isNull();
-        assertThat(route(shell.rsh("rsh"), host, sharing)).as("not ssh").isNull();
-        assertThat(route(shell, host, SshSharing.off())).as("no sharing").isNull();
-        assertThat(route(shell.rsh("ssh -S /elsewhere"), host, sharing)).as("the -e words share their own way").isNull();
+        assertThat(route(shell.warm(warm), host)).as("a caller that did not ask").isNull();
+        assertThat(route(shell.rsh("rsh"), host)).as("not ssh").isNull();
+        assertThat(route(shell.sharing(SshSharing.off()), host)).as("no sharing").isNull();
+        assertThat(route(shell.rsh("ssh -S /elsewhere"), host)).as("the -e words share their own way").isNull();
         assertThat(WarmAgents.off().direct().isDirect()).as("no warm agent").isFalse();
-        WarmRoute route = route(shell, host, sharing);
+        WarmRoute route = route(shell, host);
         assertThat(route).isNotNull();
         assertThat(route.toString()).matches("WarmRoute\\[h1, " + dir.resolve("ssh") + "/w-[0-9a-f]{16}\\.sock]");
-        assertThat(route(shell, RemoteHost.parse("h2"), sharing).toString()).as("another host, another route")
+        assertThat(route(shell, RemoteHost.parse("h2")).toString()).as("another host, another route")
                 .isNotEqualTo(route.toString());
     }
 
     /** The route as RemoteAgent makes it: from the command that would start the agent through a login. */
-    private static WarmRoute route(RemoteShell shell, RemoteHost host, SshSharing sharing) {
-        return WarmRoute.of(shell, host, sharing, shell.command(host, shell.agentCommand("00")));
+    private static WarmRoute route(RemoteShell shell, RemoteHost host) {
+        return WarmRoute.of(shell, host, shell.command(host, shell.agentCommand("00")));
     }
 }
